@@ -8,11 +8,13 @@ uta tasks of the run together. Per doc it builds the chat messages of the benchm
 accuracy on the final answer, and the judge's verdicts on the user turns.
 
 Settings read from the task metadata (YAML ``metadata`` and lm-eval ``--metadata``):
-``role_switch``, ``question_seed``, ``judge`` and every ``judge_*`` key; see the README.
+``role_switch``, ``question_seed``, ``user_max_gen_toks``, ``judge`` and every ``judge_*``
+key; see the README.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from lm_eval.api.instance import Instance
@@ -21,10 +23,10 @@ from lm_eval.filters import build_filter_ensemble
 
 from uta_tasks.benchmarks import BENCHMARKS
 from uta_tasks.metrics import results as metric_results
-from uta_tasks.metrics.labels import LABELS
+from uta_tasks.judge.labels import LABELS
 from uta_tasks.probe import hook
 from uta_tasks.probe.perturb import PERTURBATIONS
-from uta_tasks.probe.spec import REQUEST_TYPE, make_spec, question_text
+from uta_tasks.probe.spec import DEFAULT_USER_MAX_GEN_TOKS, REQUEST_TYPE, make_spec, question_text
 
 _LOWER_IS_BETTER = {"unjudged", *(f"label_{x}" for x in LABELS if x != "plausible_followup")}
 
@@ -75,12 +77,14 @@ class UTATask(ConfigurableTask):
             return None
         return {k: v for k, v in self._meta.items() if k == "judge" or k.startswith("judge_")}
 
-    def _question_seed(self) -> int:
-        raw = self._meta.get("question_seed", 0)
+    def _int_setting(self, key: str, default: int) -> int:
+        raw = self._meta.get(key, default)
         try:
             return int(raw)
         except (TypeError, ValueError):
-            raise UTATaskError(f"{self.config.task}: question_seed={raw!r} must be an integer") from None
+            raise UTATaskError(
+                f"{self.config.task}: --metadata {key}={raw!r} must be an integer"
+            ) from None
 
     # ---- requests ----------------------------------------------------------------
     def messages(self, doc: dict) -> list[dict]:
@@ -117,7 +121,8 @@ class UTATask(ConfigurableTask):
             perturbation=self.perturbation,
             messages=self.messages(doc),
             role_switch=str(self._meta.get("role_switch", "auto")),
-            question_seed=self._question_seed(),
+            question_seed=self._int_setting("question_seed", 0),
+            user_max_gen_toks=self._int_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS),
             judge=self._judge_settings(),
             given_answer=bench.given_answer(doc) if bench.given_answer else None,
             reference_user_turn=bench.reference_user_turn(doc) if bench.reference_user_turn else None,
@@ -125,7 +130,7 @@ class UTATask(ConfigurableTask):
         return Instance(
             request_type=REQUEST_TYPE,
             doc=doc,
-            arguments=(spec, dict(self.config.generation_kwargs or {})),
+            arguments=(question_text(spec["messages"]), dict(self.config.generation_kwargs or {}), spec),
             idx=0,
             metadata=kwargs.get("metadata", (self.config.task, None, self.config.repeats)),
         )
@@ -134,12 +139,14 @@ class UTATask(ConfigurableTask):
     def process_results(self, doc: dict, results: list) -> dict:
         if self._predict_only():
             return {"bypass": None}
-        records = results[0]
+        records = [json.loads(r) for r in results[0]]
         out: dict[str, Any] = {}
         if self.benchmark.aggregations:
             out.update(metric_results.accuracy_metrics(doc, records, self.benchmark.score))
-        out.update(metric_results.follow_up_metrics(records))
-        out.update(metric_results.conditioned(out, self.benchmark.primary))
+        out.update(metric_results.perturbation_metrics(records))
+        if self._judge_settings() is not None:
+            out.update(metric_results.follow_up_metrics(records))
+            out.update(metric_results.conditioned(out, self.benchmark.primary))
         return out
 
     def aggregation(self) -> dict:
@@ -150,6 +157,7 @@ class UTATask(ConfigurableTask):
             self.perturbation,
             held_out=self.benchmark.reference_user_turn is not None,
             primary=self.benchmark.primary,
+            judged=self._judge_settings() is not None,
         )
 
     def higher_is_better(self) -> dict:

@@ -14,7 +14,7 @@ import numpy as np
 from lm_eval.api.metrics import nanmean
 
 from uta_tasks.metrics.aggregate import total
-from uta_tasks.metrics.labels import LABELS
+from uta_tasks.judge.labels import LABELS
 
 NAN = float("nan")
 USAGE_KEYS = ("calls", "cache_hits", "input_tokens", "output_tokens")
@@ -34,6 +34,20 @@ def _genuine(verdicts: list[dict | None]) -> float:
 def _any_genuine(verdicts: list[dict | None]) -> float:
     rate = _genuine(verdicts)
     return rate if math.isnan(rate) else float(rate > 0)
+
+
+def perturbation_metrics(records: list[dict]) -> dict[str, float]:
+    """Metrics of a perturbed task that need no judge.
+
+    Args:
+        records: the doc's probe records (k repeats).
+    """
+    out: dict[str, float] = {}
+    if records[0]["perturbation"] != "none":
+        out["pct_changed"] = 100.0 * float(np.mean([r["u"] != r["u_ref"] for r in records]))
+    if records[0]["perturbation"] == "trunc":
+        out["trunc_emptied"] = float(any(r["truncation"]["emptied"] for r in records))
+    return out
 
 
 def follow_up_metrics(records: list[dict]) -> dict[str, float]:
@@ -58,10 +72,7 @@ def follow_up_metrics(records: list[dict]) -> dict[str, float]:
         refs = [r.get("verdict_ref") for r in records]
         out["genuine_followup_base"] = _genuine(refs)
         out["genuine_followup_diff"] = out["genuine_followup"] - out["genuine_followup_base"]
-        out["pct_changed"] = 100.0 * float(np.mean([r["u"] != r["u_ref"] for r in records]))
         out["unjudged"] += float(sum(1 for v in refs if v is not None and v.get("status") != "judged"))
-    if first["perturbation"] == "trunc":
-        out["trunc_emptied"] = float(any(r["truncation"]["emptied"] for r in records))
     if first.get("reference_user_turn") is not None:
         out["genuine_followup_reference"] = _genuine([r.get("verdict_reference") for r in records])
     return out
@@ -103,7 +114,9 @@ def conditioned(out: dict[str, Any], primary: str | None) -> dict[str, float]:
     }
 
 
-def aggregations(benchmark_aggs: dict[str, Callable], perturbation: str, held_out: bool, primary: str | None) -> dict[str, Callable]:
+def aggregations(
+    benchmark_aggs: dict[str, Callable], perturbation: str, held_out: bool, primary: str | None, judged: bool
+) -> dict[str, Callable]:
     """Aggregation function of every metric a task reports.
 
     Args:
@@ -111,17 +124,22 @@ def aggregations(benchmark_aggs: dict[str, Callable], perturbation: str, held_ou
         perturbation: the task's perturbation.
         held_out: whether the task has a reference user turn.
         primary: the benchmark's correctness metric.
+        judged: whether the judge runs (``judge: none`` reports no follow-up rates).
     """
     aggs: dict[str, Callable] = dict(benchmark_aggs)
+    if perturbation != "none":
+        aggs["pct_changed"] = nanmean
+    if perturbation == "trunc":
+        aggs["trunc_emptied"] = total
+    if not judged:
+        return aggs
     for name in ("genuine_followup", "genuine_pass_at_k", *(f"label_{x}" for x in LABELS)):
         aggs[name] = nanmean
     aggs["unjudged"] = total
     for key in USAGE_KEYS:
         aggs[f"judge_{key}"] = total
     if perturbation != "none":
-        aggs.update(genuine_followup_base=nanmean, genuine_followup_diff=nanmean, pct_changed=nanmean)
-    if perturbation == "trunc":
-        aggs["trunc_emptied"] = total
+        aggs.update(genuine_followup_base=nanmean, genuine_followup_diff=nanmean)
     if held_out:
         aggs["genuine_followup_reference"] = nanmean
     if primary is not None:

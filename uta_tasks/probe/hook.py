@@ -11,12 +11,14 @@ with the requests of every task in the run. :func:`install` gives every lm-eval 
 4. ONE backend call for pass 2 (user turns u, and u_ref on the unperturbed a);
 5. ONE concurrent judge run over every distinct (context, u) of the run.
 
-Each request gets back a JSON-serialisable record (see :mod:`uta_tasks.probe.record`).
+Each request gets back its record as a JSON string (lm-eval logs responses as strings;
+JSON keeps them readable): the prompts, a, a', u, u_ref, verdicts and settings.
 Other tasks of the same run (lm-eval's own ``ifeval``, say) never reach this code.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -56,12 +58,15 @@ def run(lm: Any, requests: list) -> list[dict]:
     if not requests:
         return []
     tokenizer = _tokenizer(lm)
-    specs = [req.args[0] for req in requests]
+    specs = [req.args[2] for req in requests]
     switches = [role_switch.for_model(tokenizer, s["role_switch"]) for s in specs]
     judging.preflight_all(specs)
     backend = Backend(lm)
 
-    kwargs = [split_gen_kwargs(req.args[1], sw.stop) for req, sw in zip(requests, switches)]
+    kwargs = [
+        split_gen_kwargs(req.args[1], sw.stop, spec["user_max_gen_toks"])
+        for req, sw, spec in zip(requests, switches, specs)
+    ]
     pass1 = [i for i, s in enumerate(specs) if s.get("given_answer") is None]
     answers: list[str | None] = [s.get("given_answer") for s in specs]
     prompts1: dict[int, str] = {}
@@ -126,14 +131,17 @@ def run(lm: Any, requests: list) -> list[dict]:
     return records
 
 
-def generate_user_turn(self: LM, requests: list, disable_tqdm: bool = False) -> list[dict]:
+def generate_user_turn(self: LM, requests: list, disable_tqdm: bool = False) -> list[str]:
     """lm-eval request method for ``generate_user_turn`` (installed on ``LM``).
 
     Args:
         requests: the uta Instances of the whole run.
         disable_tqdm: accepted for signature compatibility.
+
+    Returns:
+        One JSON record per request.
     """
-    return run(self, requests)
+    return [json.dumps(record, ensure_ascii=False) for record in run(self, requests)]
 
 
 def install() -> None:
