@@ -1,0 +1,68 @@
+"""Fixtures for the judge tests: items, settings, the fault double, the real llama-server."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fault_server import MODEL, FaultConfig, FaultServer  # noqa: E402
+from sample_items import make_items  # noqa: E402
+
+from uta_tasks.judge import JudgeItem, JudgeSettings  # noqa: E402
+
+
+@pytest.fixture
+def items() -> Callable[..., list[JudgeItem]]:
+    return make_items
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No judge setting or key leaks in from the developer's environment."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("UTA_JUDGE") or name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def fault_server() -> Iterator[FaultServer]:
+    with FaultServer(FaultConfig()) as server:
+        yield server
+
+
+@pytest.fixture
+def fault_settings(fault_server: FaultServer, tmp_path: Path) -> Callable[..., JudgeSettings]:
+    """Settings pointing at the double, with fast backoff; override any key."""
+
+    def build(**overrides: Any) -> JudgeSettings:
+        metadata: dict[str, Any] = {
+            "judge_base_url": fault_server.base_url,
+            "judge_model": MODEL,
+            "judge_cache": str(tmp_path / "judge.sqlite"),
+            "judge_concurrency": 4,
+            "judge_timeout": 5,
+            "judge_max_retries": 3,
+            "judge_backoff_base": 0.01,
+            "judge_backoff_max": 0.05,
+            "judge_max_tokens": 256,
+        }
+        metadata.update({key if key.startswith("judge") else f"judge_{key}": value for key, value in overrides.items()})
+        return JudgeSettings.from_metadata(metadata)
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def llama_url() -> Iterator[str]:
+    """The real llama-server with SmolLM2 on 127.0.0.1 (built by scripts/build_llama_server.sh)."""
+    from uta_tasks.judge.local_server import llama_server
+
+    with llama_server(parallel=8, ctx_size=16384) as url:
+        yield url

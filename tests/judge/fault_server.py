@@ -1,0 +1,235 @@
+"""A controllable OpenAI-compatible test double on 127.0.0.1, for the faults a real
+server will not produce on demand.
+
+It answers ``/v1/chat/completions`` with a deterministic verdict computed from the
+candidate user turn (``genuine`` iff it contains ``?``), unless ``faults`` names that
+candidate text: then the first ``count`` requests for it (every request when
+``count`` is None) get the fault instead. Fault kinds:
+
+``429`` (with ``Retry-After``), ``500``, ``hang`` (no answer for ``hang_seconds``),
+``badbody`` (HTTP 200 whose body is not JSON), ``malformed`` (message content is not
+JSON), ``schema`` (JSON that violates the verdict schema), ``length``
+(``finish_reason=length``), ``401`` (echoes the bearer token, as some APIs echo keys),
+``400``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CANDIDATE = re.compile(
+    r"<<<CANDIDATE USER TURN \| (id-[0-9a-f]+)>>>\n(?P<u>.*)\n<<<END CANDIDATE USER TURN \| \1>>>",
+    re.DOTALL,
+)
+MODEL = "fault-judge"
+
+
+def expected_verdict(user_turn: str) -> dict[str, Any]:
+    """The verdict the double returns for a candidate user turn when there is no fault."""
+    genuine = "?" in user_turn
+    digest = hashlib.sha256(user_turn.encode()).hexdigest()[:8]
+    return {
+        "rationale": f"deterministic test verdict {digest}",
+        "label": "plausible_followup" if genuine else "previous_turn_restate",
+        "genuine": genuine,
+    }
+
+
+@dataclass
+class Recorded:
+    """One request the double received."""
+
+    at: float
+    path: str
+    body: dict[str, Any]
+    authorization: str | None
+    user_turn: str | None
+
+
+@dataclass
+class FaultConfig:
+    """What the double does; change attributes between runs."""
+
+    faults: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    retry_after: str = "0"
+    hang_seconds: float = 5.0
+    delay: float = 0.0
+    reject_param: str | None = None
+    list_models: bool = True
+    models: tuple[str, ...] = (MODEL,)
+    reject_all_with_401: bool = False
+
+
+class FaultServer:
+    """Run the double in a background thread: ``with FaultServer() as server: server.base_url``."""
+
+    def __init__(self, config: FaultConfig | None = None) -> None:
+        self.config = config or FaultConfig()
+        self.requests: list[Recorded] = []
+        self.max_in_flight = 0
+        self._in_flight = 0
+        self._seen: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def chat_requests(self) -> list[Recorded]:
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def reset_counts(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self._seen.clear()
+            self.max_in_flight = 0
+
+    def __enter__(self) -> "FaultServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=10)
+
+    # called by the handler
+    def next_fault(self, user_turn: str | None) -> str | None:
+        if user_turn is None or user_turn not in self.config.faults:
+            return None
+        kind, count = self.config.faults[user_turn]
+        with self._lock:
+            seen = self._seen.get(user_turn, 0)
+            self._seen[user_turn] = seen + 1
+        return kind if count is None or seen < count else None
+
+    def enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+
+def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:  # keep test output quiet
+            pass
+
+        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+            body = raw if raw is not None else json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _record(self, body: dict[str, Any]) -> Recorded:
+            user_turn = None
+            for message in body.get("messages", []):
+                match = CANDIDATE.search(message.get("content", ""))
+                if match:
+                    user_turn = match.group("u")
+            record = Recorded(time.monotonic(), self.path, body, self.headers.get("Authorization"), user_turn)
+            with server._lock:
+                server.requests.append(record)
+            return record
+
+        def do_GET(self) -> None:
+            self._record({})
+            config = server.config
+            if config.reject_all_with_401:
+                return self._unauthorized()
+            if not config.list_models:
+                return self._send(404, {"error": {"message": "Not found", "type": "not_found"}})
+            if self.path.rstrip("/").endswith("/models"):
+                data = [{"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in config.models]
+                return self._send(200, {"object": "list", "data": data})
+            model = self.path.rsplit("/", 1)[-1]
+            if model in config.models:
+                return self._send(200, {"id": model, "object": "model", "created": 0, "owned_by": "test"})
+            return self._send(404, {"error": {"message": f"model {model} not found", "type": "not_found"}})
+
+        def _unauthorized(self) -> None:
+            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            message = f"Incorrect API key provided: {token}. You can find your API key in your account."
+            self._send(401, {"error": {"message": message, "type": "invalid_request_error", "code": "invalid_api_key"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            record = self._record(body)
+            server.enter()
+            try:
+                self._chat(body, record)
+            finally:
+                server.leave()
+
+        def _chat(self, body: dict[str, Any], record: Recorded) -> None:
+            config = server.config
+            if config.reject_all_with_401:
+                return self._unauthorized()
+            if config.reject_param and config.reject_param in body:
+                name = config.reject_param
+                return self._send(400, {"error": {
+                    "message": f"Unsupported parameter: '{name}' is not supported with this model.",
+                    "type": "invalid_request_error", "param": name, "code": "unsupported_parameter"}})
+            if not config.list_models and body.get("model") not in config.models:
+                return self._send(404, {"error": {"message": "model not found", "type": "not_found"}})
+            if config.delay:
+                server._stop.wait(config.delay)
+            fault = server.next_fault(record.user_turn)
+            verdict = expected_verdict(record.user_turn or "")
+            content = json.dumps(verdict)
+            finish = "stop"
+            if fault == "429":
+                return self._send(429, {"error": {"message": "Rate limit reached", "type": "requests"}},
+                                  headers={"Retry-After": config.retry_after})
+            if fault == "500":
+                return self._send(500, {"error": {"message": "The server had an error", "type": "server_error"}})
+            if fault == "401":
+                return self._unauthorized()
+            if fault == "400":
+                return self._send(400, {"error": {"message": "Invalid request", "type": "invalid_request_error"}})
+            if fault == "hang":
+                server._stop.wait(config.hang_seconds)
+            if fault == "badbody":
+                return self._send(200, None, raw=b'{"id": "x", "choices": [ this is not json')
+            if fault == "malformed":
+                content = '{"rationale": "unterminated'
+            if fault == "schema":
+                content = json.dumps({"rationale": "r", "label": "genuine_followup", "genuine": "yes"})
+            if fault == "length":
+                content, finish = content[: len(content) // 2], "length"
+            prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
+            self._send(200, {
+                "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body.get("model"),
+                "choices": [{"index": 0, "finish_reason": finish,
+                             "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4,
+                          "total_tokens": prompt_chars // 4 + len(content) // 4},
+            })
+
+    return Handler

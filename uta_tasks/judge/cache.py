@@ -1,0 +1,139 @@
+"""Disk cache of verdicts (sqlite), so a rerun pays nothing for what it already has.
+
+- Key: sha256 over the judge model, the prompt version and template digest, the
+  sampling settings that can change a verdict (temperature, reasoning effort) and the
+  item (context + user turn). The endpoint URL is not part of it, so a proxy or a
+  mirror of the same model shares verdicts; ``judge_max_tokens`` is not either
+  (it only decides whether a reply is cut, and cut replies are never cached).
+- Only *judged* verdicts are written; an unjudged one is retried by the next run.
+- Each verdict is committed as soon as it arrives: killing the process loses at most
+  the requests in flight.
+- WAL journal and a busy timeout make concurrent writers (threads with their own
+  connection, or several processes) safe; writes are ``INSERT OR REPLACE`` of
+  identical content, so races are harmless.
+- The stored verdict holds the prompt messages and the raw reply, never the API key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import JudgeConfigError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS verdicts (
+    key TEXT PRIMARY KEY,
+    judge_model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    prompt_sha TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+_BUSY_TIMEOUT_S = 60.0
+
+
+def cache_key(
+    model: str,
+    prompt_version: str,
+    prompt_sha: str,
+    temperature: float | None,
+    reasoning_effort: str | None,
+    item_fingerprint: str,
+) -> str:
+    """The cache identity of one verdict.
+
+    Args:
+        model: Judge model name.
+        prompt_version: Template set name.
+        prompt_sha: Template digest.
+        temperature: Configured judge temperature (None when not sent).
+        reasoning_effort: Configured reasoning effort (None when not sent).
+        item_fingerprint: :meth:`JudgeItem.fingerprint`.
+    """
+    payload = json.dumps(
+        [model, prompt_version, prompt_sha, temperature, reasoning_effort, item_fingerprint],
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class VerdictCache:
+    """One connection to the cache file; use from one thread (open one per thread).
+
+    Args:
+        path: The sqlite file; parent directories are created.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise JudgeConfigError(
+                f"judge_cache={str(self.path)!r} cannot be opened ({exc}): point judge_cache "
+                "(or UTA_JUDGE_CACHE) to a writable file, or set judge_cache=none"
+            ) from exc
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Look up verdict dicts by key.
+
+        Args:
+            keys: Cache keys.
+
+        Returns:
+            The found ones, key -> verdict dict.
+        """
+        wanted = list(dict.fromkeys(keys))
+        found: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._conn.execute(
+                f"SELECT key, verdict FROM verdicts WHERE key IN ({marks})", chunk
+            ).fetchall()
+            found.update({key: json.loads(text) for key, text in rows})
+        return found
+
+    def put(self, key: str, verdict: dict[str, Any]) -> None:
+        """Write one judged verdict and commit at once.
+
+        Args:
+            key: Its cache key.
+            verdict: ``Verdict.to_dict()``.
+        """
+        stored = {name: value for name, value in verdict.items() if name != "cached"}
+        self._conn.execute(
+            "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                stored["judge_model"],
+                stored["prompt_version"],
+                stored.get("prompt_sha", ""),
+                json.dumps(stored, ensure_ascii=False),
+                time.time(),
+            ),
+        )
+
+    def count(self) -> int:
+        """Number of stored verdicts."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+    def __enter__(self) -> "VerdictCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,106 @@
+"""Validate a judge reply into a verdict. Anything else is a :class:`ReplyError`.
+
+The parser, in order:
+
+1. ``finish_reason`` ``length`` (truncated at ``judge_max_tokens``) or
+   ``content_filter`` fails; so do a refusal and an empty reply.
+2. Surrounding whitespace is removed; a reply wrapped in one Markdown code fence
+   (```` ```json ... ``` ````) is unwrapped (servers that ignore ``response_format``).
+3. The rest must be exactly one JSON object (no trailing text, no duplicate keys)
+   with exactly the keys ``rationale`` (string), ``label`` (one of the eight labels)
+   and ``genuine`` (a JSON boolean; ``1`` or ``"true"`` are rejected).
+
+``label`` and ``genuine`` are not forced to agree: the paper treats them as two
+decisions, and reports claims at the binary level.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ReplyError
+from .labels import LABELS
+
+_FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(?P<body>.*)\n\s*```$", re.DOTALL)
+_KEYS = ("rationale", "label", "genuine")
+_EXCERPT = 200
+
+
+@dataclass(frozen=True)
+class ParsedVerdict:
+    """A valid verdict.
+
+    Attributes:
+        rationale: Free-text explanation.
+        label: One of the eight labels.
+        genuine: The binary decision.
+    """
+
+    rationale: str
+    label: str
+    genuine: bool
+
+
+def parse_reply(content: str | None, finish_reason: str | None = "stop", refusal: str | None = None) -> ParsedVerdict:
+    """Validate one reply.
+
+    Args:
+        content: ``message.content`` of the completion.
+        finish_reason: ``choices[0].finish_reason``.
+        refusal: ``message.refusal`` if the endpoint sent one.
+
+    Returns:
+        The verdict.
+
+    Raises:
+        ReplyError: With a short reason naming what was wrong.
+    """
+    if finish_reason == "length":
+        raise ReplyError("finish_reason=length: the reply was cut at judge_max_tokens")
+    if finish_reason == "content_filter":
+        raise ReplyError("finish_reason=content_filter: the endpoint filtered the reply")
+    if refusal:
+        raise ReplyError(f"refusal: {_excerpt(refusal)}")
+    if content is None or not content.strip():
+        raise ReplyError("empty reply")
+    text = content.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group("body").strip()
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except ValueError as exc:
+        raise ReplyError(f"invalid JSON ({exc}): {_excerpt(text)}") from None
+    return _validate(data)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    duplicates = sorted({key for key in keys if keys.count(key) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate keys {duplicates}")
+    return dict(pairs)
+
+
+def _validate(data: Any) -> ParsedVerdict:
+    if not isinstance(data, dict):
+        raise ReplyError(f"schema: expected a JSON object, got {type(data).__name__}")
+    missing = [key for key in _KEYS if key not in data]
+    extra = sorted(key for key in data if key not in _KEYS)
+    if missing or extra:
+        raise ReplyError(f"schema: missing keys {missing}, unexpected keys {extra}")
+    rationale, label, genuine = (data[key] for key in _KEYS)
+    if not isinstance(rationale, str):
+        raise ReplyError(f"schema: rationale is {type(rationale).__name__}, not a string")
+    if label not in LABELS:
+        raise ReplyError(f"schema: label {_excerpt(repr(label))} is not one of {list(LABELS)}")
+    if not isinstance(genuine, bool):
+        raise ReplyError(f"schema: genuine is {_excerpt(repr(genuine))}, not a JSON boolean")
+    return ParsedVerdict(rationale=rationale, label=label, genuine=genuine)
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."

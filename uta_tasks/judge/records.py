@@ -1,0 +1,179 @@
+"""What goes into the judge (:class:`JudgeItem`) and what comes out (:class:`Verdict`,
+:class:`JudgeRun`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ROLES = ("system", "user", "assistant")
+
+JUDGED = "judged"
+UNJUDGED = "unjudged"
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One trace to judge.
+
+    Attributes:
+        context: ``(role, content)`` turns the model under test saw, ending with the
+            assistant turn ``a'`` (for held-out conversations: the whole context).
+            Roles are ``system``, ``user`` or ``assistant``. Lists are turned into tuples.
+        user_turn: ``u``, the generated user turn to judge (judged verbatim, even if empty).
+    """
+
+    context: tuple[tuple[str, str], ...]
+    user_turn: str
+
+    def __post_init__(self) -> None:
+        turns = tuple((str(role), content) for role, content in self.context)
+        if not turns:
+            raise ValueError("JudgeItem.context is empty: it must end with the assistant turn")
+        for index, (role, content) in enumerate(turns):
+            if role not in ROLES:
+                raise ValueError(f"JudgeItem.context[{index}] has role {role!r}; expected one of {ROLES}")
+            if not isinstance(content, str):
+                raise ValueError(f"JudgeItem.context[{index}] content is {type(content).__name__}, not str")
+        if turns[-1][0] != "assistant":
+            raise ValueError(
+                f"JudgeItem.context must end with the assistant turn a', got role {turns[-1][0]!r}"
+            )
+        if not isinstance(self.user_turn, str):
+            raise ValueError(f"JudgeItem.user_turn is {type(self.user_turn).__name__}, not str")
+        object.__setattr__(self, "context", turns)
+
+    def fingerprint(self) -> str:
+        """A stable digest of the context and the user turn (the dedup and cache identity).
+
+        Returns:
+            64 hex characters.
+        """
+        payload = json.dumps(
+            {"context": [list(turn) for turn in self.context], "user_turn": self.user_turn},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Verdict:
+    """The judge's decision on one item, or why there is none.
+
+    An ``unjudged`` verdict has ``label`` and ``genuine`` set to None and must be left
+    out of rates (never counted as 0 or 1); its ``reason`` says why.
+
+    Attributes:
+        status: ``"judged"`` or ``"unjudged"``.
+        label: One of :data:`uta_tasks.judge.labels.LABELS` when judged.
+        genuine: The binary genuine-follow-up decision when judged.
+        rationale: The judge's explanation when judged.
+        reason: Why the item is unjudged (None when judged).
+        raw_reply: Raw reply text of the last attempt that returned one (None if none did).
+        prompt: The exact messages sent to the judge.
+        judge_model: Model name sent to the endpoint.
+        prompt_version: Name of the prompt template set, e.g. ``followupeval-v1``.
+        prompt_sha: Digest of the template files actually used (catches unversioned edits).
+        cached: True when this verdict was read from the disk cache.
+        attempts: Requests sent for this item in the run that produced the verdict.
+    """
+
+    status: str
+    label: str | None
+    genuine: bool | None
+    rationale: str | None
+    reason: str | None
+    raw_reply: str | None
+    prompt: list[dict[str, str]]
+    judge_model: str
+    prompt_version: str
+    prompt_sha: str = ""
+    cached: bool = False
+    attempts: int = 0
+
+    @property
+    def judged(self) -> bool:
+        """True when a valid verdict was obtained."""
+        return self.status == JUDGED
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable copy, for logged samples and the cache."""
+        data = asdict(self)
+        data["prompt"] = [dict(message) for message in self.prompt]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Verdict":
+        """Rebuild a verdict written by :meth:`to_dict`.
+
+        Args:
+            data: The dict.
+        """
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        return cls(**known)
+
+
+@dataclass
+class ItemUsage:
+    """What one input item cost in a run.
+
+    Attributes:
+        calls: Requests sent for it (0 when cached or a duplicate).
+        input_tokens: Prompt tokens reported by the endpoint over those requests.
+        output_tokens: Completion tokens reported over those requests.
+        cache_hit: True when its verdict came from the disk cache.
+        duplicate_of: Index of the earlier identical item that carries the cost, or None.
+    """
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_hit: bool = False
+    duplicate_of: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable copy."""
+        return asdict(self)
+
+
+@dataclass
+class JudgeRun:
+    """The result of :func:`uta_tasks.judge.judge_all`.
+
+    Attributes:
+        verdicts: One per input item, in input order.
+        calls: Requests sent in this run (retries included).
+        cache_hits: Distinct items answered from the disk cache.
+        input_tokens: Prompt tokens over all requests of this run.
+        output_tokens: Completion tokens over all requests of this run.
+        per_item_usage: One :class:`ItemUsage` per input item; the cost of a
+            deduplicated item is attributed to its first occurrence.
+        unique_items: Distinct items after deduplication.
+    """
+
+    verdicts: list[Verdict]
+    calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    per_item_usage: list[ItemUsage] = field(default_factory=list)
+    unique_items: int = 0
+
+    @property
+    def unjudged(self) -> int:
+        """Number of input items without a verdict."""
+        return sum(1 for verdict in self.verdicts if not verdict.judged)
+
+    def usage(self) -> dict[str, int]:
+        """Run totals as a plain dict."""
+        return {
+            "calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "unique_items": self.unique_items,
+            "unjudged": self.unjudged,
+        }

@@ -1,0 +1,185 @@
+"""Judge many items: deduplicate, read the cache, judge the rest concurrently, write
+each verdict to the cache as it arrives.
+
+:func:`judge_all` is synchronous. With no event loop in the calling thread it runs
+``asyncio.run``; when the calling thread already runs a loop (a notebook, an async
+harness) it runs the work in a fresh worker thread and blocks until it is done.
+Async callers can await :func:`ajudge_all` instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Sequence
+
+from .cache import VerdictCache, cache_key
+from .client import CallOutcome, JudgeClient
+from .prompt import PromptTemplate, load_template
+from .settings import JudgeSettings
+from .records import JUDGED, UNJUDGED, ItemUsage, JudgeItem, JudgeRun, Verdict
+
+log = logging.getLogger(__name__)
+
+DISABLED_REASON = "judging disabled (judge=none)"
+
+
+def judge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
+    """Judge every item (identical items once), using and filling the disk cache.
+
+    Args:
+        items: The traces to judge.
+        settings: Judge settings (see :mod:`uta_tasks.judge`).
+
+    Returns:
+        A :class:`JudgeRun` whose verdicts align with ``items``.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(ajudge_all(items, settings))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="uta-judge") as pool:
+        return pool.submit(asyncio.run, ajudge_all(items, settings)).result()
+
+
+async def ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
+    """The async form of :func:`judge_all`.
+
+    Args:
+        items: The traces to judge.
+        settings: Judge settings.
+    """
+    items = list(items)
+    template = load_template(settings.prompt)
+    prompts: dict[str, list[dict[str, str]]] = {}
+    first_index: dict[str, int] = {}
+    keys: list[str] = []
+    for index, item in enumerate(items):
+        key = cache_key(
+            settings.model, template.version, template.sha,
+            settings.temperature, settings.reasoning_effort, item.fingerprint(),
+        )
+        keys.append(key)
+        if key not in first_index:
+            first_index[key] = index
+            prompts[key] = template.render(item)
+    run = JudgeRun(verdicts=[], unique_items=len(first_index))
+    usage = {key: ItemUsage() for key in first_index}
+    results: dict[str, Verdict] = {}
+    if not settings.enabled:
+        for key in prompts:
+            results[key] = _unjudged(settings, template, prompts[key], DISABLED_REASON, None, 0)
+        return _assemble(run, items, keys, first_index, results, usage)
+
+    cache = VerdictCache(settings.cache) if settings.cache else None
+    try:
+        if cache is not None:
+            for key, stored in cache.get_many(prompts).items():
+                results[key] = Verdict.from_dict({**stored, "cached": True})
+                usage[key].cache_hit = True
+        run.cache_hits = len(results)
+        pending = [key for key in prompts if key not in results]
+        if pending:
+            await _judge_pending(pending, prompts, settings, template, cache, results, usage)
+    finally:
+        if cache is not None:
+            cache.close()
+    run.calls = sum(entry.calls for entry in usage.values())
+    run.input_tokens = sum(entry.input_tokens for entry in usage.values())
+    run.output_tokens = sum(entry.output_tokens for entry in usage.values())
+    return _assemble(run, items, keys, first_index, results, usage)
+
+
+async def _judge_pending(
+    pending: list[str],
+    prompts: dict[str, list[dict[str, str]]],
+    settings: JudgeSettings,
+    template: PromptTemplate,
+    cache: VerdictCache | None,
+    results: dict[str, Verdict],
+    usage: dict[str, ItemUsage],
+) -> None:
+    client = JudgeClient(settings)
+
+    async def one(key: str) -> None:
+        outcome = await client.judge(prompts[key], key)
+        verdict = _verdict(settings, template, prompts[key], outcome)
+        results[key] = verdict
+        usage[key].calls = outcome.calls
+        usage[key].input_tokens = outcome.input_tokens
+        usage[key].output_tokens = outcome.output_tokens
+        if cache is not None and verdict.judged:
+            cache.put(key, verdict.to_dict())
+
+    try:
+        await asyncio.gather(*(one(key) for key in pending))
+    finally:
+        await client.close()
+    if client.params.adjustments:
+        log.warning("judge run adjusted request parameters: %s", client.params.adjustments)
+
+
+def _verdict(
+    settings: JudgeSettings, template: PromptTemplate, prompt: list[dict[str, str]], outcome: CallOutcome
+) -> Verdict:
+    if outcome.parsed is None:
+        return _unjudged(settings, template, prompt, outcome.reason or "no reply", outcome.raw_reply, outcome.calls)
+    return Verdict(
+        status=JUDGED,
+        label=outcome.parsed.label,
+        genuine=outcome.parsed.genuine,
+        rationale=outcome.parsed.rationale,
+        reason=None,
+        raw_reply=outcome.raw_reply,
+        prompt=prompt,
+        judge_model=settings.model,
+        prompt_version=template.version,
+        prompt_sha=template.sha,
+        cached=False,
+        attempts=outcome.calls,
+    )
+
+
+def _unjudged(
+    settings: JudgeSettings,
+    template: PromptTemplate,
+    prompt: list[dict[str, str]],
+    reason: str,
+    raw_reply: str | None,
+    attempts: int,
+) -> Verdict:
+    return Verdict(
+        status=UNJUDGED,
+        label=None,
+        genuine=None,
+        rationale=None,
+        reason=reason,
+        raw_reply=raw_reply,
+        prompt=prompt,
+        judge_model=settings.model,
+        prompt_version=template.version,
+        prompt_sha=template.sha,
+        cached=False,
+        attempts=attempts,
+    )
+
+
+def _assemble(
+    run: JudgeRun,
+    items: list[JudgeItem],
+    keys: list[str],
+    first_index: dict[str, int],
+    results: dict[str, Verdict],
+    usage: dict[str, ItemUsage],
+) -> JudgeRun:
+    for index, key in enumerate(keys):
+        first = first_index[key]
+        verdict = results[key]
+        if index == first:
+            run.verdicts.append(verdict)
+            run.per_item_usage.append(usage[key])
+        else:
+            run.verdicts.append(Verdict.from_dict(verdict.to_dict()))
+            run.per_item_usage.append(ItemUsage(cache_hit=usage[key].cache_hit, duplicate_of=first))
+    return run
