@@ -1,0 +1,150 @@
+"""The held-out setting: the assistant turn comes from a real conversation.
+
+Cut point (one per conversation): the LAST assistant turn that is preceded by a user
+turn and followed by a user turn, all three with non-empty text. The document is
+
+- ``messages``: every message before that assistant turn (system messages and earlier
+  turns included), ending with the user turn the assistant answered;
+- ``given_answer``: that assistant turn (pass 1 is skipped and this is ``a``);
+- ``reference_user_turn``: the user turn that really followed (judged as a human ceiling);
+- ``id``: the conversation's id; ``turn_index``: position of the assistant turn.
+
+Conversations with no such assistant turn are skipped and counted in one log line.
+Messages are reduced to ``{"role", "content"}``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable
+
+from .base import Benchmark, Message, no_score
+from .errors import BenchmarkDataError
+
+if TYPE_CHECKING:
+    import datasets
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """One conversation cut after an assistant turn that a user answered."""
+
+    context: list[Message]
+    given_answer: str
+    reference_user_turn: str
+    turn_index: int
+
+
+def _text(message: Any) -> str | None:
+    """A message's non-empty text content, or None."""
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) and content.strip() else None
+
+
+def cut(messages: list[dict]) -> Cut | None:
+    """Find the cut point of one conversation.
+
+    Args:
+        messages: the conversation's messages ({"role", "content"} dicts).
+
+    Returns:
+        The cut, or None when no assistant turn sits between two user turns.
+    """
+    for i in range(len(messages) - 2, 0, -1):
+        before, turn, after = messages[i - 1], messages[i], messages[i + 1]
+        roles = (before.get("role"), turn.get("role"), after.get("role"))
+        if roles != ("user", "assistant", "user"):
+            continue
+        if _text(before) and _text(turn) and _text(after):
+            context = [{"role": str(m.get("role")), "content": str(m.get("content") or "")} for m in messages[:i]]
+            return Cut(context, turn["content"], after["content"], i)
+    return None
+
+
+def build_docs(benchmark: str, conversations: Iterable[tuple[str, Any]]) -> "datasets.Dataset":
+    """Cut every conversation and keep those with a cut point.
+
+    Args:
+        benchmark: name for the log line and errors.
+        conversations: (id, messages) pairs.
+
+    Returns:
+        Documents with "id", "messages", "given_answer", "reference_user_turn", "turn_index".
+    """
+    import datasets
+
+    docs, total = [], 0
+    for conv_id, messages in conversations:
+        total += 1
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            raise BenchmarkDataError(
+                f"{benchmark}: conversation {conv_id!r} has no list of {{\"role\", \"content\"}} messages."
+            )
+        found = cut(messages)
+        if found is not None:
+            docs.append({
+                "id": str(conv_id),
+                "messages": found.context,
+                "given_answer": found.given_answer,
+                "reference_user_turn": found.reference_user_turn,
+                "turn_index": found.turn_index,
+            })
+    skipped = total - len(docs)
+    (log.warning if skipped else log.info)(
+        "%s: %d of %d conversations have an assistant turn between two user turns; %d skipped.",
+        benchmark, len(docs), total, skipped,
+    )
+    if not docs:
+        raise BenchmarkDataError(
+            f"{benchmark}: none of the {total} conversations has an assistant turn followed by a user turn."
+        )
+    return datasets.Dataset.from_list(docs)
+
+
+def doc_to_messages(doc: dict) -> list[Message]:
+    """The conversation before the given assistant turn.
+
+    Args:
+        doc: a held-out document.
+    """
+    return [{"role": m["role"], "content": m["content"]} for m in doc["messages"]]
+
+
+def given_answer(doc: dict) -> str:
+    """The real assistant turn.
+
+    Args:
+        doc: a held-out document.
+    """
+    return doc["given_answer"]
+
+
+def reference_user_turn(doc: dict) -> str:
+    """The real next user turn.
+
+    Args:
+        doc: a held-out document.
+    """
+    return doc["reference_user_turn"]
+
+
+def benchmark(name: str, load: Any) -> Benchmark:
+    """A held-out :class:`Benchmark`.
+
+    Args:
+        name: "healthbench" or "conversations".
+        load: the module-level ``load`` (named in task YAMLs).
+    """
+    return Benchmark(
+        name=name,
+        load=load,
+        doc_to_messages=doc_to_messages,
+        score=no_score,
+        aggregations={},
+        primary=None,
+        given_answer=given_answer,
+        reference_user_turn=reference_user_turn,
+    )

