@@ -188,3 +188,20 @@ def test_verdict_to_dict_is_json_serialisable(fault_settings: Callable[..., Judg
     assert set(data) >= {"status", "label", "genuine", "rationale", "reason", "raw_reply", "prompt",
                          "judge_model", "prompt_version", "cached"}
     assert json.loads(json.dumps([u.to_dict() for u in run.per_item_usage]))[0]["calls"] == 1
+
+
+def test_paid_replies_that_stay_invalid_are_cached_as_unjudged(fault_server: FaultServer,
+                                                               fault_settings: Callable[..., JudgeSettings],
+                                                               items: Callable[..., list[JudgeItem]]) -> None:
+    batch = items(4)
+    fault_server.config.faults = {batch[0].user_turn: ("schema", None), batch[1].user_turn: ("500", None)}
+    first = judge_all(batch, fault_settings(max_retries=1))
+    assert first.unjudged == 2 and first.calls == 2 + 2 + 2
+    fault_server.reset_counts()
+    second = judge_all(batch, fault_settings(max_retries=1))
+    # the schema-invalid replies were paid for: reused with their reason, never 0 or 1;
+    # the HTTP 500 got no reply: retried (and fails again).
+    assert second.calls == 2 and len(fault_server.chat_requests()) == 2
+    assert not second.verdicts[0].judged and second.verdicts[0].cached
+    assert "schema" in second.verdicts[0].reason and second.verdicts[0].genuine is None
+    assert not second.verdicts[1].judged and not second.verdicts[1].cached

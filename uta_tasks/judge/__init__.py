@@ -51,8 +51,9 @@ Decisions:
   verdict with its ``reason``; it must be left out of rates, never counted as 0 or 1.
 - Identical items (same context and ``u``) are judged once per call; the cost is
   attributed to the first occurrence in ``per_item_usage``.
-- Judged verdicts are cached on disk as they arrive; unjudged ones are not cached, so
-  a rerun retries them. The cache key is judge model + prompt version and template
+- Verdicts are cached on disk as they arrive. Unjudged verdicts are cached only when
+  the endpoint replied (the reply was paid for); transport failures are retried by the
+  next run. The cache key is judge model + prompt version and template
   digest + temperature + reasoning effort + item.
 - The API key never appears in settings dumps, verdicts, the cache, exceptions or logs.
 - Verdicts keep the exact prompt messages and the raw reply, for logged samples.

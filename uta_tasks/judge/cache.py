@@ -3,9 +3,13 @@
 - Key: sha256 over the judge model, the prompt version and template digest, the
   sampling settings that can change a verdict (temperature, reasoning effort) and the
   item (context + user turn). The endpoint URL is not part of it, so a proxy or a
-  mirror of the same model shares verdicts; ``judge_max_tokens`` is not either
-  (it only decides whether a reply is cut, and cut replies are never cached).
-- Only *judged* verdicts are written; an unjudged one is retried by the next run.
+  mirror of the same model shares verdicts; ``judge_max_tokens`` is not either.
+- Judged verdicts are written, and so are *unjudged* ones whose endpoint did reply
+  (invalid JSON, schema violation, ``finish_reason=length`` after every retry): those
+  replies were paid for, so a rerun reuses the unjudged verdict and its reason instead
+  of paying again. Unjudged verdicts without any reply (HTTP errors, timeouts, refused
+  connections) are not written, so the next run retries them. To retry cached failures,
+  point ``judge_cache`` at a new file.
 - Each verdict is committed as soon as it arrives: killing the process loses at most
   the requests in flight.
 - WAL journal and a busy timeout make concurrent writers (threads with their own

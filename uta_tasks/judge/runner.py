@@ -109,7 +109,9 @@ async def _judge_pending(
         usage[key].calls = outcome.calls
         usage[key].input_tokens = outcome.input_tokens
         usage[key].output_tokens = outcome.output_tokens
-        if cache is not None and verdict.judged:
+        if cache is not None and (verdict.judged or verdict.raw_reply is not None):
+            # A reply that never became a valid verdict was still paid for: cached too,
+            # so a rerun does not pay again. Transport failures (no reply) are retried.
             cache.put(key, verdict.to_dict())
 
     try:

@@ -89,5 +89,8 @@ def judge_records(records: list[dict], specs: list[dict]) -> None:
             records[i]["judge_usage"] = {"calls": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
         for (i, field), verdict, usage in zip(slots, run.verdicts, run.per_item_usage, strict=True):
             records[i][field] = verdict.to_dict()
-            for key in records[i]["judge_usage"]:
-                records[i]["judge_usage"][key] += int(usage.get(key, 0))
+            totals = records[i]["judge_usage"]
+            totals["calls"] += usage.calls
+            totals["cache_hits"] += int(usage.cache_hit)
+            totals["input_tokens"] += usage.input_tokens
+            totals["output_tokens"] += usage.output_tokens

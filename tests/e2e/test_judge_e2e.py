@@ -1,0 +1,117 @@
+"""lm-eval end to end with the judge: a real llama-server on 127.0.0.1 serving SmolLM2
+with strict JSON-schema output, reached through the real openai client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from runs import IFBENCH, NO_JUDGE, evaluate
+
+pytestmark = pytest.mark.slow
+SECRET = "sk-uta-test-0123456789-DO-NOT-LEAK"
+
+
+@pytest.fixture(scope="module")
+def judge_url():
+    from uta_tasks.judge.local_server import llama_server
+
+    with llama_server() as url:
+        yield url
+
+
+def _cli(out: Path, url: str, cache: Path, model_dir: Path) -> subprocess.CompletedProcess:
+    meta = {
+        **NO_JUDGE,
+        "judge": "openai",
+        "judge_base_url": str(url),
+        "judge_model": url.model,
+        "judge_cache": str(cache),
+        "judge_max_tokens": 384,
+    }
+    cmd = [
+        sys.executable, "-m", "uta_tasks.cli",
+        "--model", "hf", "--model_args", f"pretrained={model_dir}", "--device", "cpu", "--batch_size", "16",
+        "--tasks", ",".join(IFBENCH), "--limit", "3",
+        "--gen_kwargs", "max_gen_toks=40",
+        "--metadata", json.dumps(meta),
+        "--log_samples", "--output_path", str(out),
+    ]
+    env = {**os.environ, "OPENAI_API_KEY": SECRET}
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+
+
+def _results(out: Path) -> dict:
+    (path,) = sorted(out.rglob("results_*.json"))
+    return json.loads(path.read_text())["results"]
+
+
+def test_judged_run_reports_metrics_and_rerun_pays_nothing(tmp_path, judge_url, smollm2_dir):
+    cache = tmp_path / "judge.sqlite"
+    first = _cli(tmp_path / "run1", judge_url, cache, smollm2_dir)
+    assert first.returncode == 0, first.stderr[-3000:]
+    results = _results(tmp_path / "run1")
+    calls = 0
+    for task in IFBENCH:
+        m = results[task]
+        for key in ("genuine_followup", "unjudged", "judge_calls", "prompt_level_strict_acc",
+                    "label_plausible_followup", "label_previous_turn_restate", "genuine_pass_at_k"):
+            assert f"{key},none" in m, (task, key)
+        calls += m["judge_calls,none"]
+        assert m["unjudged,none"] >= 0
+    for task in IFBENCH[1:]:
+        for key in ("genuine_followup_base", "genuine_followup_diff", "pct_changed"):
+            assert f"{key},none" in results[task]
+    assert "trunc_emptied,none" in results["uta_ifbench_trunc"]
+    assert calls > 0
+    sample = json.loads(next((tmp_path / "run1").rglob("samples_uta_ifbench_trunc_*.jsonl")).read_text().splitlines()[0])
+    record = json.loads(sample["filtered_resps"][0][0])
+    verdict = record["verdict"]
+    assert verdict["judge_model"] == judge_url.model and verdict["prompt_version"]
+    assert verdict["prompt"] and (verdict["raw_reply"] or verdict["status"] == "unjudged")
+    if verdict["status"] == "judged":
+        assert verdict["label"] and isinstance(verdict["genuine"], bool) and verdict["rationale"]
+
+    second = _cli(tmp_path / "run2", judge_url, cache, smollm2_dir)
+    assert second.returncode == 0, second.stderr[-3000:]
+    again = _results(tmp_path / "run2")
+    for task in IFBENCH:
+        assert again[task]["judge_calls,none"] == 0.0
+        for key in ("genuine_followup,none", "unjudged,none", "label_plausible_followup,none"):
+            assert str(again[task][key]) == str(results[task][key])  # NaN-safe equality
+    assert sum(again[t]["judge_cache_hits,none"] for t in IFBENCH) > 0
+
+    # The API key never lands in a results file, a logged sample, a log or the cache.
+    texts = [first.stdout, first.stderr, second.stdout, second.stderr]
+    texts += [p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file() and p.suffix in {".json", ".jsonl"}]
+    texts.append(cache.read_bytes().decode("latin-1"))
+    assert not any(SECRET in t for t in texts)
+
+
+def test_missing_key_fails_fast_before_generation(lm, backend_calls, monkeypatch):
+    from uta_tasks.judge import JudgeConfigError
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("UTA_JUDGE_BASE_URL", raising=False)
+    start = time.monotonic()
+    with pytest.raises(JudgeConfigError, match="OPENAI_API_KEY"):
+        evaluate(lm, ["uta_ifbench"], limit=1, metadata={**NO_JUDGE, "judge": "openai"})
+    assert time.monotonic() - start < 60
+    assert backend_calls == []
+
+
+def test_unreachable_endpoint_fails_fast_before_generation(lm, backend_calls):
+    from uta_tasks.judge import JudgeConfigError
+
+    meta = {**NO_JUDGE, "judge": "openai", "judge_base_url": "http://127.0.0.1:9/v1"}
+    start = time.monotonic()
+    with pytest.raises(JudgeConfigError, match="judge_base_url"):
+        evaluate(lm, ["uta_ifbench"], limit=1, metadata=meta)
+    assert time.monotonic() - start < 60
+    assert backend_calls == []
