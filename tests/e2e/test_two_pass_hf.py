@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 from runs import GEN, IFBENCH, NO_JUDGE, evaluate, model_dir_without_template, records
@@ -116,3 +118,17 @@ def test_judge_none_reports_accuracy_without_follow_up_rates(lm):
     assert "prompt_level_strict_acc,none" in metrics and "pct_changed,none" in metrics
     assert "trunc_emptied,none" in metrics
     assert not any(k.startswith("genuine_followup") for k in metrics)
+
+
+def test_repeats_sample_k_independent_pairs_per_doc(lm, tmp_path):
+    import uta_tasks
+
+    base = Path(uta_tasks.include_path()) / "ifbench" / "uta_ifbench.yaml"
+    (tmp_path / "rep.yaml").write_text(f"include: {base}\ntask: uta_ifbench_rep\nrepeats: 3\n")
+    gen = {**GEN, "temperature": 0.9, "do_sample": True}
+    results = evaluate(lm, ["uta_ifbench_rep"], include=[tmp_path], limit=2, gen_kwargs=gen)
+    samples = results["samples"]["uta_ifbench_rep"]
+    assert [len(s["filtered_resps"][0]) for s in samples] == [3, 3]
+    for s in samples:
+        answers = [json.loads(r)["a"] for r in s["filtered_resps"][0]]
+        assert len(set(answers)) > 1  # k samples, not one answer copied k times
