@@ -47,14 +47,15 @@ CHILD_ENV_DEFAULTS = {
     "TOKENIZERS_PARALLELISM": "false",
 }
 # The local judge on a 2-core CPU: 2 slots of 4096 tokens (more slots only split the
-# same cores, and each slot keeps the shared judge prompt cached), short replies, no
+# same cores, and each slot keeps the shared judge prompt cached), short replies (a
+# valid verdict is ~50-100 tokens; a 135M model that rambles is cut early), no
 # retry (at temperature 0 it would repeat the same reply), and a generous timeout
 # because requests queue behind each other.
 LOCAL_SLOTS = 2
 LOCAL_CTX = LOCAL_SLOTS * 4096
 LOCAL_JUDGE_SETTINGS = {
     "judge_concurrency": LOCAL_SLOTS,
-    "judge_max_tokens": 512,
+    "judge_max_tokens": 256,
     "judge_max_retries": 0,
     "judge_timeout": 300,
 }
