@@ -52,7 +52,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/uta-llama-build.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 echo "Downloading llama-cpp-python==$VERSION sdist" >&2
-"$PYTHON" -m pip download --quiet --no-binary :all: --no-deps \
+"$PYTHON" -m pip download --quiet --no-binary llama-cpp-python --no-deps \
     "llama-cpp-python==$VERSION" -d "$work" >&2
 tar -xzf "$work"/llama_cpp_python-"$VERSION".tar.gz -C "$work"
 src="$work/llama_cpp_python-$VERSION/vendor/llama.cpp"
