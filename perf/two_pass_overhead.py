@@ -1,0 +1,89 @@
+"""Overhead of the two-pass hook against two plain backend calls, in one process.
+
+    python perf/two_pass_overhead.py [--docs 16] [--backend hf|vllm] [--model DIR]
+
+Both sides generate the same N answers and the same N user turns with the same model
+object: the baseline renders the prompts itself and calls ``generate_until`` twice; the
+hook side runs the ``uta_ifbench`` requests through ``generate_user_turn`` (judge off).
+The printed ratio is hook time / baseline time (1.00 = no overhead); the runs alternate
+so that both sides see the same machine load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+
+def _model(backend: str, model_dir: str):
+    if backend == "vllm":
+        from lm_eval.models.vllm_causallms import VLLM
+
+        return VLLM(pretrained=model_dir, max_model_len=2048, dtype="float32")
+    from lm_eval.models.huggingface import HFLM
+
+    return HFLM(pretrained=model_dir, batch_size=16, device="cpu")
+
+
+def _requests(n: int, user_max: int):
+    import uta_tasks
+
+    meta = {"judge": "none", "ifbench_unverifiable": "drop", "user_max_gen_toks": user_max}
+    task = uta_tasks.task_manager(metadata=meta).load(["uta_ifbench"])["tasks"]["uta_ifbench"]
+    task.build_all_requests(limit=n, rank=0, world_size=1)
+    return task.instances
+
+
+def _baseline(lm, instances, gen: dict, user_max: int) -> float:
+    from lm_eval.api.instance import Instance
+
+    from uta_tasks.probe import role_switch
+    from uta_tasks.probe.spec import split_gen_kwargs
+
+    start = time.perf_counter()
+    rs = role_switch.build(lm.tokenizer)
+    g1, g2 = split_gen_kwargs(gen, rs.stop, user_max)
+    msgs = [inst.args[2]["messages"] for inst in instances]
+    answers = lm.generate_until([Instance("generate_until", {}, (rs.assistant_prompt(m), g1), 0) for m in msgs])
+    lm.generate_until([Instance("generate_until", {}, (rs.user_prompt(m, a), g2), 0) for m, a in zip(msgs, answers)])
+    return time.perf_counter() - start
+
+
+def _hook(lm, instances) -> float:
+    start = time.perf_counter()
+    lm.generate_user_turn(instances)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--backend", choices=("hf", "vllm"), default="hf")
+    parser.add_argument("--model", default=None, help="model directory (default: the embedded SmolLM2)")
+    parser.add_argument("--max-gen-toks", type=int, default=48)
+    parser.add_argument("--user-max-gen-toks", type=int, default=24)
+    args = parser.parse_args()
+
+    from uta_tasks.embedded import smollm2
+
+    lm = _model(args.backend, args.model or str(smollm2.prepare()))
+    instances = _requests(args.docs, args.user_max_gen_toks)
+    gen = dict(instances[0].args[1], max_gen_toks=args.max_gen_toks)
+    for inst in instances:
+        inst.arguments = (inst.args[0], gen, inst.args[2])
+    _baseline(lm, instances[:2], gen, args.user_max_gen_toks)  # warm-up
+    base, hook = [], []
+    for _ in range(args.rounds):
+        base.append(_baseline(lm, instances, gen, args.user_max_gen_toks))
+        hook.append(_hook(lm, instances))
+    b, h = statistics.median(base), statistics.median(hook)
+    print(f"docs={args.docs} backend={args.backend} rounds={args.rounds}")
+    print(f"baseline (two plain generate_until calls): {b:.2f} s")
+    print(f"two-pass hook (generate_user_turn):        {h:.2f} s")
+    print(f"overhead ratio hook/baseline: {h / b:.3f}")
+
+
+if __name__ == "__main__":
+    main()

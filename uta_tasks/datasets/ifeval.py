@@ -1,0 +1,69 @@
+"""IFEval (google/IFEval, train split: 541 prompts).
+
+``q`` is the prompt as the user turn. Accuracy is lm-eval's own ``ifeval`` scoring,
+called as is: ``lm_eval.tasks.ifeval.utils.process_results(doc, [answer])`` gives the
+four metrics, aggregated like lm-eval's ``ifeval.yaml`` (see
+:mod:`uta_tasks.datasets.instruction_following`). The verifier needs NLTK
+``punkt_tab``, found offline as described in :mod:`uta_tasks.datasets.nltk_offline`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .base import Benchmark, Message
+from .instruction_following import AGGREGATIONS, PRIMARY, drop_unverifiable, unverifiable_error
+from .nltk_offline import offline_nltk
+from .sources import DataSource, load_source
+from .verifiers import ifeval_registry, ifeval_utils
+
+if TYPE_CHECKING:
+    import datasets
+
+SOURCE = DataSource(benchmark="ifeval", hub_id="google/IFEval", hub_split="train")
+
+
+def load(**metadata: Any) -> "datasets.DatasetDict":
+    """lm-eval ``custom_dataset``: the IFEval prompts.
+
+    Args:
+        metadata: task metadata; reads ``ifeval_data_files``, ``ifeval_dataset_path``,
+            ``ifeval_unverifiable``, ``data_hub_timeout``.
+    """
+    import datasets
+
+    docs = drop_unverifiable("ifeval", load_source(SOURCE, metadata), ifeval_registry(), metadata)
+    return datasets.DatasetDict({"test": docs})
+
+
+def doc_to_messages(doc: dict) -> list[Message]:
+    """The prompt as the user turn.
+
+    Args:
+        doc: an IFEval record ("key", "prompt", "instruction_id_list", "kwargs").
+    """
+    return [{"role": "user", "content": doc["prompt"]}]
+
+
+def score(doc: dict, answer: str) -> dict[str, Any]:
+    """lm-eval's IFEval ``process_results`` on the answer.
+
+    Args:
+        doc: the IFEval record.
+        answer: the final answer, reasoning removed.
+    """
+    try:
+        with offline_nltk():
+            return dict(ifeval_utils().process_results(doc, [answer]))
+    except LookupError as exc:
+        raise unverifiable_error("ifeval", exc) from exc
+
+
+BENCHMARK = Benchmark(
+    name="ifeval",
+    load=load,
+    doc_to_messages=doc_to_messages,
+    score=score,
+    aggregations=AGGREGATIONS,
+    primary=PRIMARY,
+)

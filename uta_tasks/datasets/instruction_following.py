@@ -1,0 +1,107 @@
+"""What IFEval and IFBench share: the four metrics and their aggregations, and the
+refusal to score documents whose checks cannot run here.
+
+The metrics are lm-eval's ``ifeval`` ones: prompt-level (all instructions of the
+prompt followed; aggregated by mean) and instruction-level (one bool per instruction;
+aggregated by lm-eval's ``agg_inst_level_acc``, the mean over all instructions of all
+docs), each under the strict check and the loose one (the answer also tried without
+its first/last line and without "*").
+
+Setting ``<benchmark>_unverifiable`` (``ifeval_unverifiable``, ``ifbench_unverifiable``):
+
+- ``"error"`` (default): loading fails when some documents use an instruction whose
+  NLTK data is missing (see :mod:`uta_tasks.datasets.nltk_offline`), before anything
+  is generated, naming the instructions, the resources and the fix.
+- ``"drop"``: those documents are removed and a warning line reports how many and which
+  instructions; the task's numbers then cover the remaining documents only.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+from .base import mean
+from .errors import BenchmarkDataError, BenchmarkScorerError
+from .nltk_offline import FIX, missing_resources
+
+if TYPE_CHECKING:
+    import datasets
+
+log = logging.getLogger(__name__)
+
+PRIMARY = "prompt_level_strict_acc"
+POLICIES = ("error", "drop")
+
+
+def agg_inst_level_acc(items: list[list[bool] | bool]) -> float:
+    """lm-eval's instruction-level aggregation (mean over every instruction of every doc).
+
+    Args:
+        items: per-doc lists of instruction results (lm-eval 0.5 hands a one-instruction
+            doc's list over as its single value).
+    """
+    from .verifiers import ifeval_utils
+
+    return float(ifeval_utils().agg_inst_level_acc([x if isinstance(x, list) else [x] for x in items]))
+
+
+AGGREGATIONS: dict[str, Callable[[list], float]] = {
+    "prompt_level_strict_acc": mean,
+    "inst_level_strict_acc": agg_inst_level_acc,
+    "prompt_level_loose_acc": mean,
+    "inst_level_loose_acc": agg_inst_level_acc,
+}
+
+
+def drop_unverifiable(
+    benchmark: str, dataset: "datasets.Dataset", registry: dict[str, type], metadata: dict[str, Any]
+) -> "datasets.Dataset":
+    """Apply the ``<benchmark>_unverifiable`` policy to the loaded documents.
+
+    Args:
+        benchmark: "ifeval" or "ifbench".
+        dataset: documents with an "instruction_id_list" column.
+        registry: the verifier's instruction registry.
+        metadata: task metadata (reads ``<benchmark>_unverifiable``).
+
+    Returns:
+        The documents that can be scored here.
+    """
+    key = f"{benchmark}_unverifiable"
+    policy = str(metadata.get(key) or "error")
+    if policy not in POLICIES:
+        raise BenchmarkDataError(f"{benchmark}: {key}={policy!r}; use one of {POLICIES}.")
+    used = {i for ids in dataset["instruction_id_list"] for i in ids}
+    unknown = used - set(registry)
+    if unknown:
+        raise BenchmarkDataError(
+            f"{benchmark}: the data uses instructions the verifier does not know: {sorted(unknown)}."
+        )
+    missing = missing_resources(registry, used)
+    if not missing:
+        return dataset
+    affected = [n for n, ids in enumerate(dataset["instruction_id_list"]) if set(ids) & set(missing)]
+    detail = ", ".join(f"{i} (needs {', '.join(sorted(r))})" for i, r in missing.items())
+    if policy == "error":
+        raise BenchmarkScorerError(
+            f"{benchmark}: {len(affected)} of {len(dataset)} documents use instructions whose NLTK data is "
+            f"missing here, so they cannot be verified: {detail}. {FIX}; or pass "
+            f"--metadata '{{\"{key}\": \"drop\"}}' to leave those documents out."
+        )
+    keep = sorted(set(range(len(dataset))) - set(affected))
+    log.warning(
+        "%s: dropped %d of %d documents that cannot be verified here (%s); %d remain.",
+        benchmark, len(affected), len(dataset), detail, len(keep),
+    )
+    return dataset.select(keep)
+
+
+def unverifiable_error(benchmark: str, exc: LookupError) -> BenchmarkScorerError:
+    """The error raised when a verifier still hits missing NLTK data while scoring.
+
+    Args:
+        benchmark: "ifeval" or "ifbench".
+        exc: the ``LookupError`` NLTK raised.
+    """
+    return BenchmarkScorerError(f"{benchmark}: the verifier needs NLTK data that is missing ({exc}). {FIX}.")

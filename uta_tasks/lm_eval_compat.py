@@ -1,0 +1,370 @@
+"""Every use of lm-eval internals, in one place. Works on lm-eval 0.4.13 and 0.5.
+
+The rest of the package imports lm-eval only through this module (``tests/test_layout.py``
+checks it). Each function names the internal it relies on and what differs between the
+two versions:
+
+==============================  =======================================  ==========================================
+concern                         0.4.13                                   0.5 (``0.5.0.dev1``)
+==============================  =======================================  ==========================================
+task base class                 ``lm_eval.api.task.ConfigurableTask``    ``lm_eval.api.task.GenerateTask`` (scorers)
+``Instance``                    ``Instance(type, doc, args, idx,         ``task_name`` required, ``doc_id``
+                                metadata=(task, doc_id, repeats))``      keyword-only
+keep every repeat's response    set ``task._filters`` after ``__init__`` ``filter_list`` in the config
+declared metrics                ``aggregation()`` / ``higher_is_better()`` ``metric_list`` in the config (the methods
+                                methods                                  are ignored)
+``process_results(doc, r)``     ``r = [responses of the doc]``           ``r = responses of the doc`` (flat)
+request method on models        ``setattr(LM, name, fn)``                same
+request cache key               ``lm_eval.api.model.hash_args``          same
+YAML loader                     ``lm_eval.tasks._yaml_loader.load_yaml`` same
+``exact_match``                 ``api.metrics.exact_match_hf_evaluate``  ``api.metrics.generation.exact_match_fn``
+``apply_template``              ``lm_eval.utils.apply_template``         ``lm_eval.config.templates.apply_template``
+task discovery                  ``TaskManager(include_path=...)``        same; ``lm_eval.tasks`` entry points where
+                                                                         the installed lm-eval reads them
+==============================  =======================================  ==========================================
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import inspect
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+LM_EVAL_VERSION = importlib.metadata.version("lm_eval")
+IS_05 = not LM_EVAL_VERSION.startswith("0.4.")
+ENTRY_POINT_GROUP = "lm_eval.tasks"
+FILTER_NAME = "none"
+
+
+def task_base_class() -> type:
+    """The lm-eval class a uta task extends (a ``generate_until`` task)."""
+    if IS_05:
+        return importlib.import_module("lm_eval.api.task").GenerateTask
+    return importlib.import_module("lm_eval.api.task").ConfigurableTask
+
+
+def keep_all(resps: Any, docs: Any) -> Any:
+    """lm-eval filter function: keep every repeat's response for ``process_results``.
+
+    Args:
+        resps: per-instance response lists.
+        docs: the docs (unused).
+    """
+    return resps
+
+
+def _metric_list_05(metrics: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for metric in metrics:
+        entry = {k: metric[k] for k in ("metric", "aggregation", "higher_is_better")}
+        # One value per doc; a list value (instruction-level accuracy) stays a list.
+        entry["reduction"] = _identity_reduction
+        out.append(entry)
+    return out
+
+
+def _identity_reduction(reference: Any, values: Any) -> Any:
+    return values
+
+
+def prepare_config(config: dict[str, Any], metrics: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The task config lm-eval's base class receives.
+
+    0.5 builds its scorers from ``filter_list`` at construction, so the keep-all filter and
+    the metric declarations go into the config. 0.4.13 would try to resolve unknown metric
+    names through Hugging Face ``evaluate`` (a download), so nothing is added there and
+    :func:`after_init` installs the filter.
+
+    Args:
+        config: the task's YAML config (``class`` key removed).
+        metrics: ``{"metric", "aggregation", "higher_is_better"}`` per declared metric.
+    """
+    config = dict(config)
+    if IS_05:
+        config["filter_list"] = [
+            {
+                "name": FILTER_NAME,
+                "filter": [{"function": "custom", "kwargs": {"filter_fn": keep_all}}],
+                "metric_list": _metric_list_05(metrics),
+            }
+        ]
+        config.pop("metric_list", None)
+    return config
+
+
+def after_init(task: Any) -> None:
+    """Install the keep-all filter on a 0.4.13 task (``task._filters``).
+
+    Args:
+        task: the constructed task.
+    """
+    if not IS_05:
+        from lm_eval.filters import build_filter_ensemble
+
+        task._filters = [build_filter_ensemble(FILTER_NAME, [["custom", {"filter_fn": keep_all}]])]
+
+
+def after_override_metric(task: Any, metric_name: str) -> None:
+    """Keep every repeat after lm-eval's ``override_metric`` (``--predict_only``) on 0.5,
+    which rebuilds ``task._scorers`` with its default filter.
+
+    Args:
+        task: the task.
+        metric_name: the metric lm-eval forced (``bypass``).
+    """
+    if IS_05:
+        from lm_eval.scorers import build_scorer
+
+        task._scorers = [
+            build_scorer(
+                cfg={
+                    "name": FILTER_NAME,
+                    "filter": [{"function": "custom", "kwargs": {"filter_fn": keep_all}}],
+                    "metric_list": [{"metric": metric_name}],
+                },
+                output_type="generate_until",
+            )
+        ]
+    else:
+        after_init(task)
+
+
+def doc_responses(results: Sequence[Any]) -> list[Any]:
+    """The responses of one doc (one per repeat) as ``process_results`` received them.
+
+    Args:
+        results: ``process_results``'s second argument.
+    """
+    if IS_05:
+        return list(results)
+    return list(results[0])
+
+
+def make_instance(
+    request_type: str, doc: dict, arguments: tuple, *, task_name: str, doc_id: int, repeats: int
+) -> Any:
+    """An lm-eval ``Instance`` (whose constructor differs between the versions).
+
+    Args:
+        request_type: e.g. ``generate_until``.
+        doc: the doc.
+        arguments: the request arguments.
+        task_name: the task.
+        doc_id: index of the doc.
+        repeats: the task's repeats.
+    """
+    from lm_eval.api.instance import Instance
+
+    if IS_05:
+        return Instance(
+            request_type=request_type, doc=doc, arguments=arguments, task_name=task_name,
+            doc_id=doc_id, idx=0, repeats=repeats,
+        )
+    return Instance(request_type=request_type, doc=doc, arguments=arguments, idx=0,
+                    metadata=(task_name, doc_id, repeats))
+
+
+def backend_instance(arguments: tuple[str, dict]) -> Any:
+    """A ``generate_until`` Instance for a model's own ``generate_until``.
+
+    Args:
+        arguments: ``(prompt, gen_kwargs)``.
+    """
+    return make_instance("generate_until", {}, arguments, task_name="uta", doc_id=0, repeats=1)
+
+
+def install_request_method(name: str, method: Callable) -> None:
+    """Give every lm-eval model class (``lm_eval.api.model.LM``) a request method (idempotent).
+
+    The evaluator calls ``getattr(lm, request_type)(instances)`` once per request type.
+
+    Args:
+        name: the request type.
+        method: the function (``self`` is the model).
+    """
+    from lm_eval.api.model import LM
+
+    if getattr(LM, name, None) is not method:
+        setattr(LM, name, method)
+
+
+def request_cache_key(prompt: str, gen_kwargs: dict) -> str:
+    """The key lm-eval's ``--use_cache`` gives a ``generate_until`` request.
+
+    Args:
+        prompt: the prompt text.
+        gen_kwargs: its generation settings.
+    """
+    from lm_eval.api.model import hash_args
+
+    return hash_args("generate_until", (prompt, gen_kwargs))
+
+
+def request_cache(lm: Any) -> Any:
+    """lm-eval's request cache of a model (``lm.cache_hook.dbdict``), or None.
+
+    Args:
+        lm: the lm-eval model.
+    """
+    return getattr(getattr(lm, "cache_hook", None), "dbdict", None)
+
+
+def load_task_yaml(path: Path) -> dict[str, Any]:
+    """Parse one of lm-eval's task YAML files with lm-eval's own loader.
+
+    Args:
+        path: the YAML file.
+    """
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    return load_yaml(path)
+
+
+def builtin_task_dir(name: str) -> Path:
+    """The folder of a task that ships with lm-eval (``lm_eval/tasks/<name>``).
+
+    Args:
+        name: e.g. ``gsm8k``.
+    """
+    import lm_eval
+
+    return Path(lm_eval.__file__).parent / "tasks" / name
+
+
+def apply_filters(pipelines: Sequence[dict[str, Any]], doc: dict, text: str) -> dict[str, Any]:
+    """Run lm-eval filter pipelines (a task YAML's ``filter_list``) on one response.
+
+    Args:
+        pipelines: ``[{"name", "filter": [{"function", ...kwargs}]}]``.
+        doc: the doc.
+        text: the response.
+
+    Returns:
+        pipeline name -> filtered response.
+    """
+    from lm_eval.filters import build_filter_ensemble
+
+    out = {}
+    for pipeline in pipelines:
+        components = [[f["function"], {k: v for k, v in f.items() if k != "function"}] for f in pipeline["filter"]]
+        ensemble = build_filter_ensemble(pipeline["name"], components)
+        instance = make_instance("generate_until", doc, ("", {}), task_name="uta", doc_id=0, repeats=1)
+        instance.resps = [text]
+        ensemble.apply([instance])
+        value = instance.filtered_resps[pipeline["name"]]
+        out[pipeline["name"]] = value[0] if IS_05 and isinstance(value, list) else value
+    return out
+
+
+def exact_match(gold: str, prediction: str, **kwargs: Any) -> float:
+    """lm-eval's ``exact_match`` of one prediction.
+
+    Args:
+        gold: the reference.
+        prediction: the extracted answer.
+        kwargs: the metric's options from the task YAML.
+    """
+    if IS_05:
+        from lm_eval.api.metrics.generation import exact_match_fn
+
+        return float(exact_match_fn(references=[gold], predictions=[prediction], **kwargs)["exact_match"][0])
+    from lm_eval.api.metrics import exact_match_hf_evaluate
+
+    return float(exact_match_hf_evaluate(references=[gold], predictions=[prediction], **kwargs)["exact_match"])
+
+
+def apply_template(template: str, doc: dict) -> str:
+    """Render a task YAML's jinja field for a doc, as lm-eval does.
+
+    Args:
+        template: e.g. ``doc_to_target``.
+        doc: the doc.
+    """
+    if IS_05:
+        from lm_eval.config.templates import apply_template as apply
+    else:
+        from lm_eval.utils import apply_template as apply
+    return apply(template, doc)
+
+
+def mean(values: Sequence[float]) -> float:
+    """lm-eval's ``mean`` aggregation.
+
+    Args:
+        values: per-doc values.
+    """
+    from lm_eval.api.metrics import mean as lm_mean
+
+    return float(lm_mean(values))
+
+
+def nanmean(values: Sequence[float]) -> float:
+    """lm-eval's ``nanmean`` aggregation (NaN, i.e. unjudged, docs left out).
+
+    Args:
+        values: per-doc values.
+    """
+    from lm_eval.api.metrics import nanmean as lm_nanmean
+
+    return float(lm_nanmean(values))
+
+
+def builtin_task_module(name: str) -> Any:
+    """A module of a task that ships with lm-eval (its reference scorer code), e.g.
+    ``ifeval.utils`` is ``lm_eval.tasks.ifeval.utils``.
+
+    Args:
+        name: the dotted path below ``lm_eval.tasks``.
+    """
+    return importlib.import_module(f"lm_eval.tasks.{name}")
+
+
+def task_manager_class() -> type:
+    """``lm_eval.tasks.TaskManager``."""
+    return importlib.import_module("lm_eval.tasks").TaskManager
+
+
+@functools.lru_cache(maxsize=1)
+def reads_task_entry_points() -> bool:
+    """Whether the installed lm-eval discovers task folders through the ``lm_eval.tasks``
+    entry point group (upstream PR #4015); neither 0.4.13 nor 0.5.0.dev1 does."""
+    source = inspect.getsource(importlib.import_module("lm_eval.tasks.manager"))
+    return ENTRY_POINT_GROUP in source and "entry_points" in source
+
+
+def add_include_path(path: Path) -> None:
+    """Make every ``TaskManager`` of this process also index ``path`` (for ``uta-eval``).
+
+    Wraps ``TaskManager.__init__``'s ``include_path``; idempotent; a path already given is
+    not added twice.
+
+    Args:
+        path: a task folder.
+    """
+    cls = task_manager_class()
+    original = cls.__init__
+    if getattr(original, "_uta_wrapped", False):
+        return
+
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        given = bound.arguments.get("include_path")
+        paths = [] if given is None else (list(given) if isinstance(given, (list, tuple)) else [given])
+        if not any(Path(p).resolve() == path.resolve() for p in paths):
+            paths.append(path)
+        bound.arguments["include_path"] = paths
+        original(*bound.args, **bound.kwargs)
+
+    __init__._uta_wrapped = True  # type: ignore[attr-defined]
+    cls.__init__ = __init__  # type: ignore[method-assign]
+
+
+def cli_main() -> None:
+    """lm-eval's command line entry point (``lm_eval.__main__.cli_evaluate``)."""
+    importlib.import_module("lm_eval.__main__").cli_evaluate()

@@ -1,0 +1,187 @@
+"""The lm-eval task class of every uta task (``class: !function uta_tasks.lm_eval_task.UTATask``).
+
+A uta task is a ``generate_until`` task for lm-eval's bookkeeping (``--gen_kwargs``,
+``--limit``, ``repeats``, ``--log_samples``, ``--predict_only`` all apply), but its
+requests are of type ``generate_user_turn``, served by :mod:`uta_tasks.probe.hook` for all
+uta tasks of the run together. Per doc it builds the chat messages of the benchmark (plus
+``--system_instruction``), and scores the returned probe records: the benchmark's own
+accuracy on the final answer, and the judge's verdicts on the user turns.
+
+Everything it needs from lm-eval's internals goes through :mod:`uta_tasks.lm_eval_compat`;
+the metrics it reports come from :mod:`uta_tasks.metrics.table`.
+
+Settings read from the task metadata (YAML ``metadata`` and lm-eval ``--metadata``):
+``role_switch``, ``question_seed``, ``user_max_gen_toks``, ``judge`` and every ``judge_*``
+key; see the README.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from uta_tasks import lm_eval_compat as compat
+from uta_tasks.datasets import BENCHMARKS
+from uta_tasks.metrics import table
+from uta_tasks.metrics.results import doc_metrics
+from uta_tasks.probe import hook
+from uta_tasks.probe.perturb import PERTURBATIONS
+from uta_tasks.probe.records import DEFAULT_USER_MAX_GEN_TOKS, REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
+
+
+class UTATaskError(ValueError):
+    """A uta task is misconfigured; the message names the task and the setting."""
+
+
+def _judge_metadata(meta: dict) -> dict | None:
+    """The judge settings of a task, or None when the judge is off (decided once, by the
+    judge's own settings: every off-word, ``UTA_JUDGE=none`` included)."""
+    from uta_tasks.judge import JudgeSettings
+
+    judge = {k: v for k, v in meta.items() if k == "judge" or k.startswith("judge_")}
+    return judge if JudgeSettings.from_metadata(judge).enabled else None
+
+
+class UTATask(compat.task_base_class()):  # type: ignore[misc]
+    """One benchmark x perturbation of the user-turn probe.
+
+    Args:
+        config: the task's YAML config (metadata ``uta_benchmark``, ``uta_perturbation``).
+    """
+
+    def __init__(self, config: dict | None = None, **kwargs: Any) -> None:
+        config = {k: v for k, v in (config or {}).items() if k != "class"}
+        meta = config.get("metadata") or {}
+        name = config.get("task", "?")
+        bench = meta.get("uta_benchmark")
+        if bench not in BENCHMARKS:
+            raise UTATaskError(f"{name}: metadata uta_benchmark={bench!r} is not one of {sorted(BENCHMARKS)}")
+        perturbation = meta.get("uta_perturbation", "none")
+        if perturbation not in PERTURBATIONS:
+            raise UTATaskError(f"{name}: metadata uta_perturbation={perturbation!r} is not one of {PERTURBATIONS}")
+        self.benchmark = BENCHMARKS[bench]
+        self.perturbation = perturbation
+        self._system_instruction: str | None = None
+        self._predict_only = False
+        self._judge = _judge_metadata(meta)
+        hook.install()
+        super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)
+        compat.after_init(self)
+
+    # ---- settings ----------------------------------------------------------------
+    @property
+    def _meta(self) -> dict:
+        return self.config.metadata or {}
+
+    def _shape(self) -> table.TaskShape:
+        return table.TaskShape(
+            perturbation=self.perturbation,
+            judged=self._judge is not None and not self._predict_only,
+            held_out=self.benchmark.reference_user_turn is not None,
+            primary=self.benchmark.primary,
+        )
+
+    def _metrics(self) -> list[table.MetricSpec]:
+        return table.metrics_for(self._shape(), self.benchmark.aggregations)
+
+    def _int_setting(self, key: str, default: int) -> int:
+        raw = self._meta.get(key, default)
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise UTATaskError(f"{self.config.task}: --metadata {key}={raw!r} must be an integer") from None
+
+    def override_metric(self, metric_name: str) -> None:
+        """lm-eval calls this with ``bypass`` for ``--predict_only``: no judge, no scores.
+
+        Args:
+            metric_name: the forced metric.
+        """
+        self._predict_only = metric_name == "bypass"
+        super().override_metric(metric_name)
+        compat.after_override_metric(self, metric_name)
+
+    # ---- requests ----------------------------------------------------------------
+    def messages(self, doc: dict) -> list[dict]:
+        """Chat messages of a doc, with ``--system_instruction`` first when given.
+
+        Args:
+            doc: a benchmark doc.
+        """
+        messages = [dict(m) for m in self.benchmark.doc_to_messages(doc)]
+        if self._system_instruction:
+            messages = [{"role": "system", "content": self._system_instruction}, *messages]
+        return messages
+
+    def doc_to_text(self, doc: dict, doc_to_text: Any = None) -> str:
+        return question_text(self.benchmark.doc_to_messages(doc))
+
+    def doc_to_target(self, doc: dict, doc_to_target: Any = None) -> str:
+        return ""
+
+    def fewshot_context(self, doc: dict, num_fewshot: int, system_instruction: str | None = None,
+                        *args: Any, **kwargs: Any) -> str:
+        # The probe is zero-shot and always uses the model's own chat template; this text
+        # only serves lm-eval's --write_out and prompt hashes.
+        return self.doc_to_text(doc)
+
+    def build_all_requests(self, *args: Any, system_instruction: str | None = None, **kwargs: Any) -> Any:
+        self._system_instruction = system_instruction
+        return super().build_all_requests(*args, system_instruction=system_instruction, **kwargs)
+
+    def spec(self, doc: dict) -> ProbeSpec:
+        """The probe request of one doc.
+
+        Args:
+            doc: a benchmark doc.
+        """
+        bench = self.benchmark
+        return ProbeSpec(
+            task=self.config.task,
+            benchmark=bench.name,
+            perturbation=self.perturbation,
+            messages=self.messages(doc),
+            role_switch=str(self._meta.get("role_switch", "auto")),
+            question_seed=self._int_setting("question_seed", 0),
+            user_max_gen_toks=self._int_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS),
+            judge=None if self._predict_only else self._judge,
+            given_answer=bench.given_answer(doc) if bench.given_answer else None,
+            reference_user_turn=bench.reference_user_turn(doc) if bench.reference_user_turn else None,
+        )
+
+    def construct_requests(self, doc: dict, ctx: Any, **kwargs: Any) -> Any:
+        spec = self.spec(doc)
+        doc_id = kwargs.get("doc_id")
+        if doc_id is None:  # lm-eval 0.4 passes (task, doc_id, repeats) as metadata
+            doc_id = (kwargs.get("metadata") or (None, 0, None))[1]
+        instance = compat.make_instance(
+            REQUEST_TYPE, doc, (spec.q, dict(self.config.generation_kwargs or {}), spec.to_dict()),
+            task_name=self.config.task, doc_id=int(doc_id or 0), repeats=int(self.config.repeats or 1),
+        )
+        return [instance] if compat.IS_05 else instance
+
+    # ---- metrics -----------------------------------------------------------------
+    def process_results(self, doc: dict, results: Any) -> dict:
+        if self._predict_only:
+            return {"bypass": None}
+        records = [ProbeRecord.from_json(r) for r in compat.doc_responses(results)]
+        return doc_metrics(doc, records, self._metrics(), self.benchmark.score, self.benchmark.primary)
+
+    def aggregation(self) -> dict:
+        if self._predict_only:
+            return super().aggregation()
+        return {m.name: m.aggregation for m in self._metrics()}
+
+    def higher_is_better(self) -> dict:
+        if self._predict_only:
+            return super().higher_is_better()
+        return {m.name: m.higher_is_better for m in self._metrics()}
+
+    def dump_config(self) -> dict:
+        """The config lm-eval writes to the results, with a ``metric_list`` naming every
+        metric this task reports (lm-eval's W&B logger and Zeno script read it)."""
+        dumped = super().dump_config()
+        if not self._predict_only:
+            dumped["metric_list"] = table.metric_list(self._metrics(), readable=True)
+        dumped.pop("filter_list", None)
+        return dumped
+

@@ -1,0 +1,173 @@
+"""The one table of every metric a uta task reports.
+
+Each row says the metric's name, how lm-eval aggregates it over docs, whether higher is
+better, when a task reports it, and what it means. It feeds the task's
+``process_results`` (which keys a doc returns), ``aggregation()``, ``higher_is_better()``,
+the ``metric_list`` lm-eval dumps with the results (and its W&B logger reads), the
+quickstart's summary and the README table (checked by a test).
+
+Accuracy metrics come from the benchmark (``uta_tasks.datasets``); they are added in front
+of the probe's own rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from uta_tasks import lm_eval_compat as compat
+from uta_tasks.judge.labels import LABELS
+from uta_tasks.metrics.aggregate import total
+
+
+@dataclass(frozen=True)
+class TaskShape:
+    """What decides which metrics a task reports.
+
+    Attributes:
+        perturbation: ``none``, ``trunc`` or ``question``.
+        judged: whether the judge runs (it is off with ``judge: none`` or ``--predict_only``).
+        held_out: whether the data gives the assistant turn and a real next user turn.
+        primary: the benchmark's correctness metric, None when held-out.
+    """
+
+    perturbation: str
+    judged: bool
+    held_out: bool
+    primary: str | None
+
+    @property
+    def perturbed(self) -> bool:
+        """True for ``trunc`` and ``question``."""
+        return self.perturbation != "none"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric.
+
+    Attributes:
+        name: the key in results (``<name>,none``).
+        aggregation: lm-eval aggregation over per-doc values.
+        aggregation_name: how the dumped ``metric_list`` names it.
+        higher_is_better: lm-eval's flag.
+        applies: whether a task of this shape reports it.
+        meaning: one line for the README.
+    """
+
+    name: str
+    aggregation: Callable[[list], float]
+    aggregation_name: str
+    higher_is_better: bool
+    applies: Callable[[TaskShape], bool]
+    meaning: str
+
+
+def _always(shape: TaskShape) -> bool:
+    return True
+
+
+def _judged(shape: TaskShape) -> bool:
+    return shape.judged
+
+
+def _perturbed(shape: TaskShape) -> bool:
+    return shape.perturbed
+
+
+def _trunc(shape: TaskShape) -> bool:
+    return shape.perturbation == "trunc"
+
+
+def _judged_perturbed(shape: TaskShape) -> bool:
+    return shape.judged and shape.perturbed
+
+
+def _judged_held_out(shape: TaskShape) -> bool:
+    return shape.judged and shape.held_out
+
+
+def _judged_with_accuracy(shape: TaskShape) -> bool:
+    return shape.judged and shape.primary is not None
+
+
+def _rate(name: str, applies: Callable[[TaskShape], bool], meaning: str, higher: bool = True) -> MetricSpec:
+    return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning)
+
+
+def _count(name: str, applies: Callable[[TaskShape], bool], meaning: str) -> MetricSpec:
+    return MetricSpec(name, total, "sum", False, applies, meaning)
+
+
+PROBE_METRICS: tuple[MetricSpec, ...] = (
+    _rate("pct_changed", _perturbed, "percent (0-100) of docs whose u differs in text from u_ref"),
+    _count("trunc_emptied", _trunc, "docs whose answer had 25 tokens or fewer, so a' is empty"),
+    _rate("genuine_followup", _judged, "share of judged user turns u that are genuine follow-ups"),
+    _rate("genuine_pass_at_k", _judged, "share of docs with at least one genuine u over the repeats"),
+    *(
+        _rate(f"label_{label}", _judged, f"share of judged u labelled {label}", higher=label == "plausible_followup")
+        for label in LABELS
+    ),
+    _count("unjudged", _judged, "user turns (u, u_ref, reference) without a valid verdict"),
+    _count("judge_calls", _judged, "judge requests sent (retries included)"),
+    _count("judge_cache_hits", _judged, "verdicts read from the judge cache"),
+    _count("judge_input_tokens", _judged, "judge prompt tokens"),
+    _count("judge_output_tokens", _judged, "judge completion tokens"),
+    _rate("genuine_followup_base", _judged_perturbed, "genuine rate of u_ref (after the unperturbed answer)"),
+    _rate("genuine_followup_diff", _judged_perturbed, "genuine_followup minus genuine_followup_base, per doc"),
+    _rate("genuine_followup_reference", _judged_held_out, "genuine rate of the real next user turn (held-out)"),
+    _rate("genuine_followup_correct", _judged_with_accuracy, "genuine rate over repeats answered correctly"),
+    _rate("genuine_followup_wrong", _judged_with_accuracy, "genuine rate over repeats answered wrongly"),
+)
+
+
+def accuracy_metrics(aggregations: dict[str, Callable[[list], float]]) -> list[MetricSpec]:
+    """Rows of a benchmark's accuracy metrics.
+
+    Args:
+        aggregations: the benchmark's metric -> aggregation.
+    """
+    return [
+        MetricSpec(name, agg, getattr(agg, "__name__", "mean"), True, _always, "benchmark accuracy")
+        for name, agg in aggregations.items()
+    ]
+
+
+def metrics_for(shape: TaskShape, accuracy: dict[str, Callable[[list], float]]) -> list[MetricSpec]:
+    """Every metric a task of this shape reports, accuracy first.
+
+    Args:
+        shape: the task's shape.
+        accuracy: the benchmark's accuracy aggregations.
+    """
+    return [*accuracy_metrics(accuracy), *(m for m in PROBE_METRICS if m.applies(shape))]
+
+
+def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict[str, Any]]:
+    """lm-eval ``metric_list`` entries.
+
+    Args:
+        specs: the metrics.
+        readable: name the aggregation (for dumps) instead of giving the function.
+    """
+    return [
+        {
+            "metric": m.name,
+            "aggregation": m.aggregation_name if readable else m.aggregation,
+            "higher_is_better": m.higher_is_better,
+        }
+        for m in specs
+    ]
+
+
+def markdown_table() -> str:
+    """The README's table of the probe metrics."""
+    lines = ["| metric | aggregation | higher is better | meaning |", "|---|---|---|---|"]
+    for m in PROBE_METRICS:
+        if m.name.startswith("label_") and m.name != "label_plausible_followup":
+            continue
+        name = "label_<label>" if m.name == "label_plausible_followup" else m.name
+        meaning = "share of judged u with that label (8 labels)" if name == "label_<label>" else m.meaning
+        higher = "plausible_followup only" if name == "label_<label>" else ("yes" if m.higher_is_better else "no")
+        lines.append(f"| `{name}` | {m.aggregation_name} | {higher} | {meaning} |")
+    return "\n".join(lines)
