@@ -1,7 +1,8 @@
 # uta-tasks: the two commands of the README, and their parts.
 #
 #   make quickstart   fresh CPU machine -> SmolLM2 through lm_eval --model vllm on 3 IFBench tasks
-#   make test         the whole test suite (what CI runs)
+#   make test         the whole test suite (what CI runs): lint, every test on lm-eval 0.4.13,
+#                     and the fast pipeline tests again on lm-eval 0.5
 #
 # The environment lives in $(VENV) (default .venv); scripts/setup_env.sh creates it and
 # is a no-op when nothing changed. Variables: VENV, PYTHON (python3.11),
@@ -14,13 +15,21 @@ QUICKSTART_ARGS ?=
 
 VPY := $(VENV)/bin/python
 SETUP := UTA_VENV=$(VENV) PYTHON=$(PYTHON) bash scripts/setup_env.sh
+# Torch-free venvs for the fast suite, one per lm-eval version.
+FAST_VENV ?= .venv-fast
+LM05_VENV ?= .venv-lm05
+LM05_VERSION ?= 0.5.0.dev1
+FAST_TESTS ?= tests/pipeline tests/probe
 
-.PHONY: help setup setup-packages test test-fast test-install quickstart wheel clean distclean
+.PHONY: help setup setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint generate quickstart wheel clean distclean
 
 help:
 	@echo "make quickstart    run SmolLM2 on uta_ifbench{,_trunc,_question} with a judge (local unless OPENAI_API_KEY)"
 	@echo "make test          set everything up, then run the whole pytest suite"
-	@echo "make test-fast     only the tests not marked slow (no model, no server)"
+	@echo "make test-fast     only the tests not marked slow (no torch, no vLLM, no model)"
+	@echo "make test-lm05     the fast pipeline tests on lm-eval $(LM05_VERSION)"
+	@echo "make lint          ruff, and mypy on the package"
+	@echo "make generate      rewrite the task YAML files from uta_tasks/tasks/generate.py"
 	@echo "make test-install  build the wheel and test it in a fresh venv"
 	@echo "make setup         create/update $(VENV), build llama-server, prepare the model"
 	@echo "make wheel         build dist/uta_tasks-*.whl"
@@ -31,11 +40,27 @@ setup:
 setup-packages:
 	$(SETUP) packages
 
-test: setup
+setup-fast:
+	PYTHON=$(PYTHON) bash scripts/setup_light_env.sh $(FAST_VENV) 0.4.13
+
+setup-lm05:
+	PYTHON=$(PYTHON) bash scripts/setup_light_env.sh $(LM05_VENV) $(LM05_VERSION)
+
+test: setup lint test-lm05
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
-test-fast: setup-packages
-	$(VPY) -m pytest -m "not slow" $(PYTEST_ARGS)
+test-fast: setup-fast
+	$(FAST_VENV)/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-lm05: setup-lm05
+	$(LM05_VENV)/bin/python -m pytest -m "not slow" $(FAST_TESTS) $(PYTEST_ARGS)
+
+lint: setup-fast
+	$(FAST_VENV)/bin/python -m ruff check uta_tasks tests perf
+	$(FAST_VENV)/bin/python -m mypy uta_tasks
+
+generate: setup-fast
+	$(FAST_VENV)/bin/python -m uta_tasks.tasks.generate
 
 test-install: setup-packages
 	$(VPY) -m pytest tests/install $(PYTEST_ARGS)
@@ -52,4 +77,4 @@ clean:
 	rm -rf build dist *.egg-info .pytest_cache
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(FAST_VENV) $(LM05_VENV)

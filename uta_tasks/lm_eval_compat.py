@@ -30,8 +30,9 @@ import functools
 import importlib
 import importlib.metadata
 import inspect
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 LM_EVAL_VERSION = importlib.metadata.version("lm_eval")
 IS_05 = not LM_EVAL_VERSION.startswith("0.4.")
@@ -345,7 +346,7 @@ def add_include_path(path: Path) -> None:
         path: a task folder.
     """
     cls = task_manager_class()
-    original = cls.__init__
+    original = cls.__dict__["__init__"]
     if getattr(original, "_uta_wrapped", False):
         return
 
@@ -362,7 +363,7 @@ def add_include_path(path: Path) -> None:
         original(*bound.args, **bound.kwargs)
 
     __init__._uta_wrapped = True  # type: ignore[attr-defined]
-    cls.__init__ = __init__  # type: ignore[method-assign]
+    setattr(cls, "__init__", __init__)  # noqa: B010 (replacing a method on purpose)
 
 
 def cli_main() -> None:

@@ -15,7 +15,7 @@ from uta_tasks.datasets.nltk_offline import offline_nltk
 from uta_tasks.datasets.verifiers import ifbench_evaluation_lib
 
 
-def lm_eval_task(task_yaml: str, split: str, docs: "datasets.Dataset"):
+def lm_eval_task(task_yaml: str, split: str, docs: datasets.Dataset):
     """lm-eval's own task from its installed YAML, reading ``docs`` instead of the Hub.
 
     Args:

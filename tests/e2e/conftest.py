@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+
 
 @pytest.fixture(scope="session")
 def hf_lm(smollm2_dir):

@@ -96,7 +96,7 @@ class FaultServer:
             self._seen.clear()
             self.max_in_flight = 0
 
-    def __enter__(self) -> "FaultServer":
+    def __enter__(self) -> FaultServer:
         self._thread.start()
         return self
 

@@ -10,12 +10,12 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
-from sample_items import REPO_ROOT, make_items
 from fault_server import MODEL, FaultServer, expected_verdict
+from sample_items import REPO_ROOT, make_items
 
 from uta_tasks.judge import JudgeConfigError, JudgeItem, JudgeSettings, judge_all, preflight
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -49,6 +50,7 @@ def evaluate(lm: Any, tasks: list[str], *, metadata: dict | None = None, include
     tm = lm_eval_compat.task_manager_class()(include_path=paths, metadata=dict(metadata or NO_JUDGE))
     kwargs.setdefault("gen_kwargs", {"max_gen_toks": 64})
     kwargs.setdefault("log_samples", True)
+    kwargs.setdefault("bootstrap_iters", 100)
     return lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=tm, **kwargs)
 
 

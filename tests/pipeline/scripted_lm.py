@@ -5,8 +5,9 @@ that a real model does, except the weights, in milliseconds and without torch.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from lm_eval.api.model import LM
 

@@ -9,8 +9,9 @@ real next user turn, and have no accuracy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import datasets
@@ -35,7 +36,7 @@ class Benchmark:
     """
 
     name: str
-    load: Callable[..., "datasets.DatasetDict"]
+    load: Callable[..., datasets.DatasetDict]
     doc_to_messages: Callable[[dict], list[Message]]
     score: Callable[[dict, str], dict[str, Any]]
     aggregations: dict[str, Callable[[list], float]]

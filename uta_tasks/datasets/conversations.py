@@ -31,7 +31,7 @@ SOURCE = DataSource(benchmark="conversations")
 __all__ = ["BENCHMARK", "doc_to_messages", "given_answer", "load", "reference_user_turn"]
 
 
-def load(**metadata: Any) -> "datasets.DatasetDict":
+def load(**metadata: Any) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset``: the conversations of ``conversations_data_files``.
 
     Args:

@@ -95,7 +95,7 @@ def add_choices(doc: dict) -> dict[str, Any]:
     return {"choices": [clean_option(options[i]) for i in order], "answer": LETTERS[order.index(0)]}
 
 
-def load_config(config: str, metadata: dict[str, Any]) -> "datasets.DatasetDict":
+def load_config(config: str, metadata: dict[str, Any]) -> datasets.DatasetDict:
     """Load one GPQA config with choices added.
 
     Args:

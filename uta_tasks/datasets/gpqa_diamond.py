@@ -15,7 +15,7 @@ CONFIG = "gpqa_diamond"
 __all__ = ["BENCHMARK", "CONFIG", "doc_to_messages", "load", "score"]
 
 
-def load(**metadata: Any) -> "datasets.DatasetDict":
+def load(**metadata: Any) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset``: GPQA Diamond with shuffled choices.
 
     Args:

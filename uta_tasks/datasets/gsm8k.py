@@ -23,7 +23,6 @@ A failed extraction gives lm-eval's fallback "[invalid]", which never matches: w
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks import lm_eval_compat as compat
@@ -40,7 +39,7 @@ FILTERS = {"exact_match_flexible": "flexible-extract", "exact_match_strict": "st
 PRIMARY = "exact_match_flexible"
 
 
-def load(**metadata: Any) -> "datasets.DatasetDict":
+def load(**metadata: Any) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset``: the GSM8K test problems.
 
     Args:

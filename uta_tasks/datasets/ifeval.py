@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 SOURCE = DataSource(benchmark="ifeval", hub_id="google/IFEval", hub_split="train")
 
 
-def load(**metadata: Any) -> "datasets.DatasetDict":
+def load(**metadata: Any) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset``: the IFEval prompts.
 
     Args:

@@ -19,7 +19,8 @@ Setting ``<benchmark>_unverifiable`` (``ifeval_unverifiable``, ``ifbench_unverif
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .base import mean
 from .errors import BenchmarkDataError, BenchmarkScorerError
@@ -55,8 +56,8 @@ AGGREGATIONS: dict[str, Callable[[list], float]] = {
 
 
 def drop_unverifiable(
-    benchmark: str, dataset: "datasets.Dataset", registry: dict[str, type], metadata: dict[str, Any]
-) -> "datasets.Dataset":
+    benchmark: str, dataset: datasets.Dataset, registry: dict[str, type], metadata: dict[str, Any]
+) -> datasets.Dataset:
     """Apply the ``<benchmark>_unverifiable`` policy to the loaded documents.
 
     Args:

@@ -43,10 +43,10 @@ import inspect
 import logging
 import re
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Iterator
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ def offline_nltk() -> Iterator[None]:
         nltk.download = original
 
 
-@lru_cache(maxsize=None)
+@cache
 def _class_sources(module_name: str) -> dict[str, str]:
     """Source text of every top-level class of a module, parsed once.
 

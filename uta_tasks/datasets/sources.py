@@ -21,9 +21,10 @@ from __future__ import annotations
 import logging
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from .errors import BenchmarkDataError
 
@@ -82,7 +83,7 @@ class DataSource:
         return hint + "."
 
 
-def load_source(source: DataSource, metadata: dict[str, Any]) -> "datasets.Dataset":
+def load_source(source: DataSource, metadata: dict[str, Any]) -> datasets.Dataset:
     """Load one benchmark's evaluation documents.
 
     Args:
@@ -111,7 +112,7 @@ def load_source(source: DataSource, metadata: dict[str, Any]) -> "datasets.Datas
     )
 
 
-def load_files(source: DataSource, files: str | list[str], *, timeout: float) -> "datasets.Dataset":
+def load_files(source: DataSource, files: str | list[str], *, timeout: float) -> datasets.Dataset:
     """Load local files or URLs with the ``datasets`` builder their extension names.
 
     Args:
@@ -138,7 +139,7 @@ def load_files(source: DataSource, files: str | list[str], *, timeout: float) ->
         ) from exc
 
 
-def load_hub(source: DataSource, hub_id: str, *, timeout: float) -> "datasets.Dataset":
+def load_hub(source: DataSource, hub_id: str, *, timeout: float) -> datasets.Dataset:
     """Load a Hugging Face Hub data set after a quick check that it can be reached.
 
     Args:

@@ -18,16 +18,16 @@ reference and uta scores come from the same code in the same environment.
 
 from __future__ import annotations
 
-from uta_tasks import lm_eval_compat
-
 import importlib
 import importlib.util
 import logging
 import sys
 import types
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Iterator
+
+from uta_tasks import lm_eval_compat
 
 from .errors import BenchmarkScorerError
 from .nltk_offline import offline_nltk
@@ -55,12 +55,12 @@ def _spacy_download_disabled() -> Iterator[None]:
     except ImportError:
         real_cli = None
     if real_cli is not None:
-        original = real_cli.download
-        real_cli.download = _skip_spacy_download
+        original = real_cli.download  # type: ignore[attr-defined]
+        real_cli.download = _skip_spacy_download  # type: ignore[attr-defined]
         try:
             yield
         finally:
-            real_cli.download = original
+            real_cli.download = original  # type: ignore[attr-defined]
         return
     saved = {name: sys.modules.get(name) for name in ("spacy", "spacy.cli")}
     spacy = types.ModuleType("spacy")

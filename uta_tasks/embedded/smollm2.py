@@ -46,8 +46,9 @@ def default_dir() -> Path:
     env = os.environ.get("UTA_MODEL_DIR")
     if env:
         return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "uta-tasks" / "smollm2-135m-instruct"
+    from uta_tasks.paths import cache_home
+
+    return cache_home() / "smollm2-135m-instruct"
 
 
 def prepare(out_dir: str | Path | None = None) -> Path:

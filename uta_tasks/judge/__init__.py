@@ -64,9 +64,9 @@ from __future__ import annotations
 from .errors import JudgeConfigError, ReplyError
 from .labels import LABELS, VERDICT_SCHEMA
 from .preflight import preflight
+from .records import ItemUsage, JudgeItem, JudgeRun, Verdict
 from .runner import ajudge_all, judge_all
 from .settings import SETTING_KEYS, JudgeSettings
-from .records import ItemUsage, JudgeItem, JudgeRun, Verdict
 
 __all__ = [
     "LABELS",

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
 
 from .cache import VerdictCache, cache_key
 from .client import CallOutcome, JudgeClient
 from .prompt import PromptTemplate, load_template
-from .settings import JudgeSettings
 from .records import JUDGED, UNJUDGED, ItemUsage, JudgeItem, JudgeRun, Verdict
+from .settings import JudgeSettings
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,10 @@ See :mod:`uta_tasks.judge` for the table of settings.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .errors import JudgeConfigError
 
@@ -113,7 +114,7 @@ class JudgeSettings:
     @classmethod
     def from_metadata(
         cls, metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
-    ) -> "JudgeSettings":
+    ) -> JudgeSettings:
         """Read settings from lm-eval ``--metadata`` and the environment.
 
         Args:

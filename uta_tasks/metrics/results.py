@@ -9,7 +9,8 @@ metrics a task reports is decided by :mod:`uta_tasks.metrics.table`.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,10 @@ def _rate(verdicts: Verdicts, test: Callable[[dict], bool]) -> float:
 
 def _genuine(verdicts: Verdicts) -> float:
     return _rate(verdicts, lambda v: bool(v.get("genuine")))
+
+
+def _has_label(label: str) -> Callable[[dict], bool]:
+    return lambda verdict: verdict.get("label") == label
 
 
 def _unjudged(verdicts: Verdicts) -> int:
@@ -69,7 +74,7 @@ def follow_up_metrics(records: list[ProbeRecord]) -> dict[str, float]:
         "genuine_pass_at_k": rate if math.isnan(rate) else float(rate > 0),
     }
     for label in LABELS:
-        out[f"label_{label}"] = _rate(verdicts, lambda v, label=label: v.get("label") == label)
+        out[f"label_{label}"] = _rate(verdicts, _has_label(label))
     all_verdicts = [v for r in records for v in r.verdicts().values()]
     out["unjudged"] = float(_unjudged(all_verdicts))
     usage = [r.judge_usage or {} for r in records]

