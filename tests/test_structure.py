@@ -1,0 +1,45 @@
+"""The structure the contributors rely on: one seam to lm-eval, one metric table."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "uta_tasks"
+LM_EVAL_IMPORT = re.compile(r"^\s*(from lm_eval\b|import lm_eval\b)|import_module\(\s*[\"']lm_eval", re.M)
+
+
+def test_only_the_compat_module_imports_lm_eval():
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in PACKAGE.rglob("*.py")
+        if path.name != "lm_eval_compat.py" and LM_EVAL_IMPORT.search(path.read_text())
+    ]
+    assert offenders == [], f"lm-eval internals reached outside uta_tasks/lm_eval_compat.py: {offenders}"
+
+
+def test_readme_metric_table_is_the_generated_one():
+    from uta_tasks.metrics.table import markdown_table
+
+    text = (ROOT / "README.md").read_text()
+    section = text.split("<!-- metrics:start -->\n", 1)[1].split("\n<!-- metrics:end -->", 1)[0]
+    assert section == markdown_table(), "README metric table is stale: regenerate it from uta_tasks.metrics.table"
+
+
+def test_metric_table_decides_aggregation_and_direction():
+    from uta_tasks.metrics.table import TaskShape, metrics_for
+
+    shape = TaskShape(perturbation="trunc", judged=True, held_out=False, primary="exact_match")
+    specs = {m.name: m for m in metrics_for(shape, {})}
+    assert {"genuine_followup_base", "trunc_emptied", "genuine_followup_correct"} <= set(specs)
+    assert "genuine_followup_reference" not in specs
+    assert specs["label_plausible_followup"].higher_is_better and not specs["label_meta_planning"].higher_is_better
+    assert specs["unjudged"].aggregation([1.0, 2.0]) == 3.0
+    off = {m.name for m in metrics_for(TaskShape("none", judged=False, held_out=False, primary=None), {})}
+    assert off == set(), "judge off and unperturbed: no probe metric"
+
+
+def test_modules_stay_small():
+    big = {str(p.relative_to(ROOT)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 420}
+    assert big == {}, f"split these modules (one concept per file): {big}"
