@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from datetime import timezone
 from email.utils import parsedate_to_datetime
 from typing import Mapping
 
@@ -62,4 +63,6 @@ def _from_date(value: str, now: float | None) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
+    if when.tzinfo is None:  # "-0000" (RFC 5322: UTC, source zone unknown) parses as naive: it is UTC
+        when = when.replace(tzinfo=timezone.utc)
     return when.timestamp() - (time.time() if now is None else now)
