@@ -35,9 +35,10 @@ import struct
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 CANDIDATE = re.compile(
     r"<<<CANDIDATE USER TURN \| (id-[0-9a-f]+)>>>\n(?P<u>.*)\n<<<END CANDIDATE USER TURN \| \1>>>",
@@ -122,7 +123,7 @@ class FaultServer:
             self._chats = 0
             self.max_in_flight = 0
 
-    def __enter__(self) -> "FaultServer":
+    def __enter__(self) -> FaultServer:
         self._thread.start()
         return self
 

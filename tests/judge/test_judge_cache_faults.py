@@ -8,13 +8,20 @@ from __future__ import annotations
 import logging
 import sqlite3
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from fault_server import FaultServer, expected_verdict
 
-from uta_tasks.judge import JudgeConfigError, JudgeItem, JudgeSettings, judge_all, preflight
+from uta_tasks.judge import (
+    JudgeConfigError,
+    JudgeItem,
+    JudgeSettings,
+    judge_all,
+    preflight,
+)
 from uta_tasks.judge import cache as cache_module
 from uta_tasks.judge.cache import VerdictCache
 

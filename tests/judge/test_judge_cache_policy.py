@@ -4,8 +4,8 @@ backend answered; a namespace separates caches of different backends."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from fault_server import FaultServer
 
@@ -104,7 +104,8 @@ def test_verdicts_record_the_answering_model_and_fingerprint(fault_server: Fault
     fault_server.config.system_fingerprint = "b1234-cpu"
     settings = fault_settings()
     run = judge_all(items(2), settings)
-    assert {(v.reply_model, v.system_fingerprint) for v in run.verdicts} == {("SmolLM2-1.7B-Instruct.Q8_0", "b1234-cpu")}
+    pairs = {(v.reply_model, v.system_fingerprint) for v in run.verdicts}
+    assert pairs == {("SmolLM2-1.7B-Instruct.Q8_0", "b1234-cpu")}
     again = judge_all(items(2), settings)
     assert again.calls == 0 and again.verdicts[0].reply_model == "SmolLM2-1.7B-Instruct.Q8_0"
     old = {k: v for k, v in run.verdicts[0].to_dict().items() if k not in ("reply_model", "system_fingerprint")}

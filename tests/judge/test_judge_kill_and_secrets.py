@@ -10,14 +10,20 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
-from sample_items import REPO_ROOT, make_items
 from fault_server import MODEL, FaultServer, expected_verdict
+from sample_items import REPO_ROOT, make_items
 
-from uta_tasks.judge import JudgeConfigError, JudgeItem, JudgeSettings, judge_all, preflight
+from uta_tasks.judge import (
+    JudgeConfigError,
+    JudgeItem,
+    JudgeSettings,
+    judge_all,
+    preflight,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -102,8 +108,9 @@ def test_api_key_never_lands_in_cache_logs_results_or_errors(
         preflight(settings)
     assert "OPENAI_API_KEY" in str(refused.value)
 
-    process = _spawn({"judge_base_url": fault_server.base_url, "judge_model": MODEL, "judge_api_key_env": "OPENAI_API_KEY",
-                      "judge_cache": str(tmp_path / "sub.sqlite"), "judge_max_retries": 0}, 3,
+    process = _spawn({"judge_base_url": fault_server.base_url, "judge_model": MODEL,
+                      "judge_api_key_env": "OPENAI_API_KEY", "judge_cache": str(tmp_path / "sub.sqlite"),
+                      "judge_max_retries": 0}, 3,
                      env={"OPENAI_API_KEY": SECRET})
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err

@@ -28,7 +28,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        body = b"{{}}" if self.path == "/health" else json.dumps({{"object": "list", "data": [{{"id": alias}}]}}).encode()
+        models = {{"object": "list", "data": [{{"id": alias}}]}}
+        body = b"{{}}" if self.path == "/health" else json.dumps(models).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -69,7 +70,7 @@ def test_explicit_alias_and_the_embedded_default(fake_binary: Path, tmp_path: Pa
     gguf.write_bytes(b"GGUF")
     with llama_server(gguf, alias="my-judge", parallel=1, ctx_size=512, threads=1, ready_timeout=20) as url:
         assert url.model == "my-judge" and _served_ids(url) == ["my-judge"]
-    import uta_tasks.embedded.smollm2 as smollm2
+    from uta_tasks.embedded import smollm2
 
     monkeypatch.setattr(smollm2, "gguf_path", lambda: gguf)
     with llama_server(parallel=1, ctx_size=512, threads=1, ready_timeout=20) as url:

@@ -3,7 +3,7 @@ the run, usage is read tolerantly, and every other item keeps its verdict."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 from fault_server import FaultServer, expected_verdict
@@ -14,8 +14,9 @@ from uta_tasks.judge.client import JudgeClient
 ODD_200 = ["choices_object", "no_message", "html", "empty_object", "badbody"]
 
 
-def test_unreadable_200_replies_fail_only_their_item(fault_server: FaultServer, fault_settings: Callable[..., JudgeSettings],
-                                              items: Callable[..., list[JudgeItem]]) -> None:
+def test_unreadable_200_replies_fail_only_their_item(fault_server: FaultServer,
+                                                    fault_settings: Callable[..., JudgeSettings],
+                                                    items: Callable[..., list[JudgeItem]]) -> None:
     batch = items(len(ODD_200) + 3)
     fault_server.config.faults = {batch[i].user_turn: (kind, None) for i, kind in enumerate(ODD_200)}
     fault_server.config.faults[batch[-1].user_turn] = ("usage_na", None)  # odd usage, valid verdict

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 from fault_server import FaultServer

@@ -4,8 +4,8 @@ fixes (dedup vs cache hits, Retry-After dates in -0000)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from email.utils import formatdate
-from typing import Callable, Iterator
 
 import pytest
 from fault_server import FaultServer

@@ -127,7 +127,7 @@ def test_readme_holds_exactly_the_generated_settings_table() -> None:
 
 
 def test_package_docstring_points_to_the_table_instead_of_repeating_it() -> None:
-    import uta_tasks.judge as judge
+    from uta_tasks import judge
 
     assert "settings_table_markdown" in judge.__doc__ and "README" in judge.__doc__
     assert "UTA_JUDGE_CONCURRENCY" not in judge.__doc__  # no second copy to drift

@@ -4,12 +4,18 @@ the OpenAI API, to an endpoint the user paired it with, or when its variable is 
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 from fault_server import MODEL, FaultServer
 
-from uta_tasks.judge import JudgeConfigError, JudgeItem, JudgeSettings, judge_all, preflight
+from uta_tasks.judge import (
+    JudgeConfigError,
+    JudgeItem,
+    JudgeSettings,
+    judge_all,
+    preflight,
+)
 from uta_tasks.judge.client import JudgeClient
 
 PASSWORD = "Pw-9d1c77e0-DO-NOT-PRINT"

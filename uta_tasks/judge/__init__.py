@@ -51,7 +51,13 @@ from .labels import LABELS, VERDICT_SCHEMA
 from .preflight import preflight
 from .records import ItemUsage, JudgeItem, JudgeRun, Verdict
 from .runner import ajudge_all, judge_all
-from .settings import SETTING_KEYS, JudgeSettings, judging_enabled, settings_table_markdown, suggest_key
+from .settings import (
+    SETTING_KEYS,
+    JudgeSettings,
+    judging_enabled,
+    settings_table_markdown,
+    suggest_key,
+)
 from .summary import enforce_unjudged_share, format_summary
 
 __all__ = [

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections.abc import Mapping
 from datetime import timezone
 from email.utils import parsedate_to_datetime
-from typing import Mapping
 
 RETRY_AFTER_CAP = 300.0
 

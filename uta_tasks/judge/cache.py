@@ -29,8 +29,9 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import JudgeConfigError
 
@@ -170,7 +171,7 @@ class VerdictCache:
         """Close the connection."""
         self._conn.close()
 
-    def __enter__(self) -> "VerdictCache":
+    def __enter__(self) -> VerdictCache:
         return self
 
     def __exit__(self, *exc: object) -> None:

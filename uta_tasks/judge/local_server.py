@@ -38,8 +38,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class LocalServer(str):
     model: str
     log_path: Path
 
-    def __new__(cls, url: str, *, pid: int, port: int, model: str, log_path: Path) -> "LocalServer":
+    def __new__(cls, url: str, *, pid: int, port: int, model: str, log_path: Path) -> LocalServer:
         obj = super().__new__(cls, url)
         obj.pid, obj.port, obj.model, obj.log_path = pid, port, model, log_path
         return obj

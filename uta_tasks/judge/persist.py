@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .cache import VerdictCache
 from .errors import JudgeConfigError

@@ -114,7 +114,7 @@ class Verdict:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Verdict":
+    def from_dict(cls, data: dict[str, Any]) -> Verdict:
         """Rebuild a verdict written by :meth:`to_dict`.
 
         Args:

@@ -26,7 +26,8 @@ _SECRET_QUERY = re.compile(
 )
 TRANSPORT_LOGGERS = (
     "httpx", "httpx2", "httpcore", "httpcore2",
-    *(f"httpcore{suffix}.{part}" for suffix in ("", "2") for part in ("connection", "http11", "http2", "proxy", "socks")),
+    *(f"httpcore{suffix}.{part}" for suffix in ("", "2")
+      for part in ("connection", "http11", "http2", "proxy", "socks")),
     "openai", "openai._base_client", "openai._response", "openai._legacy_response",
 )
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
 
 from . import reasons
 from .cache import cache_key
@@ -77,9 +77,9 @@ async def ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> Jud
     usage = {key: ItemUsage() for key in first_index}
     results: dict[str, Verdict] = {}
     if not settings.enabled:
-        for key in prompts:
-            results[key] = _unjudged(settings, template, prompts[key], CallOutcome(
-                reason=DISABLED_REASON, code=reasons.DISABLED))
+        disabled = CallOutcome(reason=DISABLED_REASON, code=reasons.DISABLED)
+        for key, prompt in prompts.items():
+            results[key] = _unjudged(settings, template, prompt, disabled)
         return _assemble(run, keys, first_index, results, usage)
 
     cache = CacheWriter(settings.cache)

@@ -9,9 +9,10 @@ value raises :class:`JudgeConfigError` naming the key.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import JudgeConfigError
 from .urls import check_url
@@ -129,7 +130,8 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("judge", "provider", "UTA_JUDGE", provider, "`openai`",
                 "`openai` (any OpenAI-compatible endpoint) or `none` (also `off`, `false`, `no`, `0`): "
                 "no judge, no follow-up metrics"),
-    SettingSpec("judge_model", "model", "UTA_JUDGE_MODEL", _text, "`gpt-5.4-mini`", "judge model name sent to the endpoint"),
+    SettingSpec("judge_model", "model", "UTA_JUDGE_MODEL", _text, "`gpt-5.4-mini`",
+                "judge model name sent to the endpoint"),
     SettingSpec("judge_base_url", "base_url", "UTA_JUDGE_BASE_URL", url, "OpenAI API",
                 "any OpenAI-compatible endpoint (`vllm serve`, llama-server, a proxy); a URL carrying "
                 "credentials (`user:pass@`, `?key=`, `?token=`, ...) is refused",
@@ -137,7 +139,8 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("judge_api_key_env", "api_key_env", "UTA_JUDGE_API_KEY_ENV", _env_name, "`OPENAI_API_KEY`",
                 "*name* of the variable holding the key. `OPENAI_API_KEY` is sent only to the OpenAI API, "
                 "to the URL in `OPENAI_BASE_URL`, or when this setting names it"),
-    SettingSpec("judge_concurrency", "concurrency", "UTA_JUDGE_CONCURRENCY", _int, "`8`", "requests in flight (1-1024)"),
+    SettingSpec("judge_concurrency", "concurrency", "UTA_JUDGE_CONCURRENCY", _int, "`8`",
+                "requests in flight (1-1024)"),
     SettingSpec("judge_timeout", "timeout", "UTA_JUDGE_TIMEOUT", _float, "`120`", "seconds one request may take"),
     SettingSpec("judge_max_retries", "max_retries", "UTA_JUDGE_MAX_RETRIES", _int, "`4`",
                 "retries per item (0-20), exponential backoff with jitter, `Retry-After` honoured"),

@@ -24,12 +24,19 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import JudgeConfigError
-from .setting_specs import PROVIDERS, REASONING_EFFORTS, SPEC_BY_KEY, SPECS, settings_table_markdown
+from .setting_specs import (
+    PROVIDERS,
+    REASONING_EFFORTS,
+    SPEC_BY_KEY,
+    SPECS,
+    settings_table_markdown,
+)
 from .urls import check_url, is_openai_api
 
 OPENAI_API_URL = "https://api.openai.com/v1"
@@ -39,7 +46,7 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 SETTING_KEYS: tuple[str, ...] = tuple(spec.key for spec in SPECS)
 _TYPO_CUTOFF = 0.8
 
-__all__ = ["JudgeSettings", "SETTING_KEYS", "judging_enabled", "settings_table_markdown", "suggest_key"]
+__all__ = ["SETTING_KEYS", "JudgeSettings", "judging_enabled", "settings_table_markdown", "suggest_key"]
 
 
 def default_cache_path() -> Path:
@@ -154,7 +161,7 @@ class JudgeSettings:
     @classmethod
     def from_metadata(
         cls, metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
-    ) -> "JudgeSettings":
+    ) -> JudgeSettings:
         """Read settings from lm-eval ``--metadata`` and the environment.
 
         Args:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .settings import JudgeSettings
 
 
-def summarize(run: "JudgeRun") -> dict[str, Any]:
+def summarize(run: JudgeRun) -> dict[str, Any]:
     """The run's figures (see :meth:`JudgeRun.summary`).
 
     Args:
@@ -52,11 +52,12 @@ def format_summary(summary: dict[str, Any]) -> str:
     Returns:
         Lines joined by newlines (no trailing newline).
     """
-    lines = [
+    totals = (
         f"judge: {summary['items']} items ({summary['unique_items']} distinct): {summary['judged']} judged, "
         f"{summary['unjudged']} unjudged; {summary['calls']} calls, {summary['cache_hits']} cache hits, "
         f"{summary['input_tokens']} input + {summary['output_tokens']} output tokens"
-    ]
+    )
+    lines = [totals]
     for reason, count in summary["unjudged_by_reason"].items():
         lines.append(f"judge: unjudged {count} ({reason})")
     if summary["not_persisted"]:
@@ -64,7 +65,7 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def enforce_unjudged_share(run: "JudgeRun", settings: "JudgeSettings") -> None:
+def enforce_unjudged_share(run: JudgeRun, settings: JudgeSettings) -> None:
     """Fail the run when too many of its items are unjudged.
 
     Call it after :func:`~uta_tasks.judge.judge_all` returned (every verdict is cached by

@@ -121,7 +121,7 @@ def is_loopback(url: str) -> bool:
         return False
 
 
-def warn_key_transport(settings: "JudgeSettings", key: str | None) -> None:
+def warn_key_transport(settings: JudgeSettings, key: str | None) -> None:
     """Warn when an API key would travel over plain http to another machine.
 
     Args:
