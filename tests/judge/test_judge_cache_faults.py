@@ -120,6 +120,22 @@ def test_preflight_fails_on_an_unwritable_cache(locked_cache: Path, fault_server
         preflight(fault_settings(cache=str(locked_cache)))
 
 
+def test_preflight_warns_about_a_cache_on_nfs(fault_server: FaultServer, fault_settings: Callable[..., JudgeSettings],
+                                             monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    shared = tmp_path / "shared"
+    mounts = tmp_path / "mounts"
+    mounts.write_text(f"/dev/sda1 / ext4 rw 0 0\nfiler:/export {shared} nfs4 rw,vers=4.2 0 0\n")
+    monkeypatch.setattr(cache_module, "MOUNTS", str(mounts))
+    assert cache_module.filesystem_type(shared / "judge.sqlite") == "nfs4"
+    assert cache_module.filesystem_type(tmp_path / "judge.sqlite") == "ext4"
+    caplog.set_level(logging.WARNING)
+    preflight(fault_settings(cache=str(tmp_path / "local.sqlite")))
+    assert "nfs4" not in caplog.text
+    preflight(fault_settings(cache=str(shared / "judge.sqlite")))
+    assert "nfs4 file system" in caplog.text and "local disk" in caplog.text
+
+
 def test_preflight_fails_on_a_read_only_cache_and_leaves_no_probe_row(fault_server: FaultServer,
                                                                       fault_settings: Callable[..., JudgeSettings],
                                                                       monkeypatch: pytest.MonkeyPatch,

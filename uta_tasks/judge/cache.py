@@ -14,6 +14,9 @@
   connections, unreadable bodies, ``finish_reason=length``) is not written, so the next
   run retries it; such entries written by older versions are ignored when read. To
   retry cached failures, point ``judge_cache`` at a new file.
+- sqlite's WAL mode needs shared memory between the writers, which network file
+  systems (NFS and the like) do not give across hosts: preflight warns when
+  ``judge_cache`` is on one (:func:`filesystem_type`).
 - Each verdict is committed as soon as it arrives: killing the process loses at most
   the requests in flight. A write that fails (locked past the busy timeout, disk full,
   read-only) does not abort the run: see :class:`uta_tasks.judge.persist.CacheWriter`.
@@ -47,6 +50,8 @@ CREATE TABLE IF NOT EXISTS verdicts (
 """
 _BUSY_TIMEOUT_S = 60.0
 _PROBE_KEY = "__uta_preflight_probe__"
+MOUNTS = "/proc/mounts"
+NETWORK_FILESYSTEMS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "fuse.sshfs", "lustre", "gpfs", "beegfs")
 
 
 def cache_key(
@@ -74,6 +79,29 @@ def cache_key(
         parts.append({"namespace": namespace})
     payload = json.dumps(parts, separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def filesystem_type(path: str | Path, mounts: str | Path | None = None) -> str | None:
+    """The type of the file system holding ``path`` (Linux ``/proc/mounts``), or None.
+
+    Args:
+        path: A file or directory (need not exist yet).
+        mounts: The mount table to read (default :data:`MOUNTS`).
+    """
+    target = Path(path).expanduser().absolute()
+    best: tuple[int, str] | None = None
+    try:
+        lines = Path(MOUNTS if mounts is None else mounts).read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = Path(fields[1].replace("\\040", " "))
+        if (target == point or point in target.parents) and (best is None or len(str(point)) > best[0]):
+            best = (len(str(point)), fields[2])
+    return best[1] if best else None
 
 
 class VerdictCache:

@@ -17,16 +17,16 @@ timeout, a full disk, a read-only or NFS file system) costs only the cache:
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from .cache import VerdictCache
-from .errors import JudgeConfigError
 
 log = logging.getLogger(__name__)
 
-_FAULTS = (sqlite3.Error, OSError, JudgeConfigError)
+# sqlite3.Error, OSError and JudgeConfigError are the expected faults; anything else the
+# cache raises is treated the same way: the cache is never worth a paid run.
+_FAULTS = (Exception,)
 
 
 class CacheWriter:

@@ -3,7 +3,8 @@
 Checks in order:
 
 1. the prompt templates load;
-2. the cache file opens and is writable (a probe row is written and deleted);
+2. the cache file opens and is writable (a probe row is written and deleted); a cache
+   on a network file system (NFS, where WAL does not work across hosts) is warned about;
 3. a key is present when the endpoint is OpenAI's API;
 4. ``GET /models`` answers an OpenAI-compatible model list (a JSON object whose
    ``data`` entries carry string ids) naming the model, else ``GET /models/{id}``
@@ -28,7 +29,7 @@ from typing import Any
 
 import openai
 
-from .cache import VerdictCache
+from .cache import NETWORK_FILESYSTEMS, VerdictCache, filesystem_type
 from .client import error_field, error_message
 from .errors import JudgeConfigError, UnreadableReply
 from .params import RequestParams
@@ -66,6 +67,13 @@ def preflight(settings: JudgeSettings) -> None:
     if settings.cache:
         with VerdictCache(settings.cache, busy_timeout=PREFLIGHT_TIMEOUT) as cache:
             cache.check_writable()
+        fs_type = filesystem_type(settings.cache)
+        if fs_type in NETWORK_FILESYSTEMS:
+            log.warning(
+                "judge_cache=%r is on a %s file system, where sqlite's WAL locking does not work across "
+                "hosts: two machines sharing it can corrupt it. Point judge_cache to a local disk.",
+                settings.cache, fs_type,
+            )
     if settings.is_openai_api and not key:
         raise JudgeConfigError(
             f"judge: ${settings.api_key_env} is not set and judge_base_url is the OpenAI API "
