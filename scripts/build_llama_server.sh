@@ -6,7 +6,7 @@
 # OpenSSL and curl are off. About 4.5 minutes on 2 cores.
 #
 # Idempotent: when the installed binary's stamp (sdist version, build flags, CPU
-# flags of this machine: the build uses GGML_NATIVE) matches, it only prints the path.
+# flags of this machine) matches, it only prints the path.
 #
 # Environment:
 #   UTA_TOOLS_DIR          install directory (default: ${XDG_CACHE_HOME:-$HOME/.cache}/uta-tasks/tools)
@@ -31,6 +31,14 @@ CMAKE_FLAGS=(
     -DLLAMA_CURL=OFF
     -DLLAMA_BUILD_TESTS=OFF
     -DLLAMA_BUILD_EXAMPLES=OFF
+    # Portable x86-64 AVX2 instead of -march=native: on CPUs with AMX (Sapphire Rapids and
+    # later) the native build's AMX kernels crash the server while loading the model
+    # (SIGSEGV after "llama threadpool init"), seen on this project's machines.
+    -DGGML_NATIVE=OFF
+    -DGGML_AVX=ON
+    -DGGML_AVX2=ON
+    -DGGML_FMA=ON
+    -DGGML_F16C=ON
 )
 
 cpu_flags() {

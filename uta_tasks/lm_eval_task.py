@@ -32,13 +32,34 @@ class UTATaskError(ValueError):
     """A uta task is misconfigured; the message names the task and the setting."""
 
 
+# Metadata keys of the uta tasks besides judge_* (lm-eval adds its own, e.g. model args).
+_TASK_KEYS = ("role_switch", "question_seed", "user_max_gen_toks", "uta_benchmark", "uta_perturbation",
+              "data_hub_timeout")
+
+
 def _judge_metadata(meta: dict) -> dict | None:
     """The judge settings of a task, or None when the judge is off (decided once, by the
-    judge's own settings: every off-word, ``UTA_JUDGE=none`` included)."""
-    from uta_tasks.judge import JudgeSettings
+    judge's own settings: every off-word, ``UTA_JUDGE=none`` included; a bad value or a
+    URL carrying credentials fails here, before any generation)."""
+    from uta_tasks.judge import judging_enabled
 
     judge = {k: v for k, v in meta.items() if k == "judge" or k.startswith("judge_")}
-    return judge if JudgeSettings.from_metadata(judge).enabled else None
+    return judge if judging_enabled(judge) else None
+
+
+def _check_keys(task: str, meta: dict) -> None:
+    """Reject a metadata key that is a near miss of a uta setting (``role_swich``)."""
+    import difflib
+
+    from uta_tasks.datasets import BENCHMARKS
+
+    known = [*_TASK_KEYS, *(f"{b}_{s}" for b in BENCHMARKS for s in ("data_files", "dataset_path", "unverifiable"))]
+    for key in meta:
+        if key in known or key.startswith("judge"):
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.85)
+        if close:
+            raise UTATaskError(f"{task}: --metadata key {key!r} is not a uta setting; did you mean {close[0]!r}?")
 
 
 class UTATask(compat.task_base_class()):  # type: ignore[misc]
@@ -62,6 +83,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         self.perturbation = perturbation
         self._system_instruction: str | None = None
         self._predict_only = False
+        _check_keys(name, meta)
         self._judge = _judge_metadata(meta)
         hook.install()
         super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)
@@ -89,6 +111,12 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             return int(raw)
         except (TypeError, ValueError):
             raise UTATaskError(f"{self.config.task}: --metadata {key}={raw!r} must be an integer") from None
+
+    def _positive_setting(self, key: str, default: int) -> int:
+        value = self._int_setting(key, default)
+        if value <= 0:
+            raise UTATaskError(f"{self.config.task}: --metadata {key}={value} must be a positive number of tokens")
+        return value
 
     def override_metric(self, metric_name: str) -> None:
         """lm-eval calls this with ``bypass`` for ``--predict_only``: no judge, no scores.
@@ -125,6 +153,12 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         return self.doc_to_text(doc)
 
     def build_all_requests(self, *args: Any, system_instruction: str | None = None, **kwargs: Any) -> Any:
+        if kwargs.get("limit") == 0:
+            raise UTATaskError(
+                f"{self.config.task}: --limit 0 means every document to lm-eval (a full, paid run); "
+                "give --limit N with N >= 1, or leave --limit out to run everything on purpose."
+            )
+        self._positive_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS)
         self._system_instruction = system_instruction
         return super().build_all_requests(*args, system_instruction=system_instruction, **kwargs)
 
@@ -142,7 +176,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             messages=self.messages(doc),
             role_switch=str(self._meta.get("role_switch", "auto")),
             question_seed=self._int_setting("question_seed", 0),
-            user_max_gen_toks=self._int_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS),
+            user_max_gen_toks=self._positive_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS),
             judge=None if self._predict_only else self._judge,
             given_answer=bench.given_answer(doc) if bench.given_answer else None,
             reference_user_turn=bench.reference_user_turn(doc) if bench.reference_user_turn else None,

@@ -6,11 +6,23 @@ candidate user turn (``genuine`` iff it contains ``?``), unless ``faults`` names
 candidate text: then the first ``count`` requests for it (every request when
 ``count`` is None) get the fault instead. Fault kinds:
 
-``429`` (with ``Retry-After``), ``500``, ``hang`` (no answer for ``hang_seconds``),
-``badbody`` (HTTP 200 whose body is not JSON), ``malformed`` (message content is not
-JSON), ``schema`` (JSON that violates the verdict schema), ``length``
+``429`` (with ``Retry-After``), ``500``, ``503``, ``hang`` (no answer for
+``hang_seconds``), ``reset`` (the connection is closed without an answer), ``badbody``
+(HTTP 200 whose body is not JSON), ``html`` (HTTP 200 with an HTML page),
+``empty_object`` (HTTP 200 ``{}``), ``usage_na`` (``usage.prompt_tokens: "n/a"``),
+``usage_list`` (``usage: {"prompt_tokens": [1]}``), ``choices_object`` (``choices`` is an
+object), ``no_message`` (a choice without ``message``), ``malformed`` (message content
+is not JSON), ``schema`` (JSON that violates the verdict schema), ``length``
 (``finish_reason=length``), ``401`` (echoes the bearer token, as some APIs echo keys),
-``400``.
+``400``, ``403`` (permission denied), ``quota`` (HTTP 429 ``insufficient_quota``),
+``schema_rejected`` (HTTP 400: the model does not support ``json_schema``).
+
+``sequences`` names, per candidate text, the kind of each successive request (``ok``
+for a normal answer; requests past the end are normal). ``chat_fault`` applies one
+kind to every chat request (a candidate-less preflight probe included);
+``models_body`` replaces the ``GET /models`` answer. ``served`` counts the faults
+actually served per kind; ``on_chat`` is called with the number of chat requests
+received so far (before answering), to change the world mid-run.
 """
 
 from __future__ import annotations
@@ -18,8 +30,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
+import struct
 import threading
 import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -58,6 +74,13 @@ class FaultConfig:
     """What the double does; change attributes between runs."""
 
     faults: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    sequences: dict[str, list[str]] = field(default_factory=dict)
+    chat_fault: str | None = None
+    models_body: bytes | None = None
+    models_content_type: str = "application/json"
+    reply_model: str | None = None
+    system_fingerprint: str | None = "fp_fault_1"
+    on_chat: Callable[[int], None] | None = None
     retry_after: str = "0"
     hang_seconds: float = 5.0
     delay: float = 0.0
@@ -74,13 +97,15 @@ class FaultServer:
         self.config = config or FaultConfig()
         self.requests: list[Recorded] = []
         self.max_in_flight = 0
+        self.served: Counter[str] = Counter()
         self._in_flight = 0
+        self._chats = 0
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -94,6 +119,8 @@ class FaultServer:
         with self._lock:
             self.requests.clear()
             self._seen.clear()
+            self.served.clear()
+            self._chats = 0
             self.max_in_flight = 0
 
     def __enter__(self) -> FaultServer:
@@ -108,13 +135,30 @@ class FaultServer:
 
     # called by the handler
     def next_fault(self, user_turn: str | None) -> str | None:
-        if user_turn is None or user_turn not in self.config.faults:
+        config = self.config
+        if config.chat_fault is not None:
+            return self._serve(config.chat_fault)
+        if user_turn is None or (user_turn not in config.faults and user_turn not in config.sequences):
             return None
-        kind, count = self.config.faults[user_turn]
         with self._lock:
             seen = self._seen.get(user_turn, 0)
             self._seen[user_turn] = seen + 1
-        return kind if count is None or seen < count else None
+        if user_turn in config.sequences:
+            steps = config.sequences[user_turn]
+            kind: str | None = steps[seen] if seen < len(steps) else None
+            return None if kind in (None, "ok") else self._serve(kind)
+        kind, count = config.faults[user_turn]
+        return self._serve(kind) if count is None or seen < count else None
+
+    def _serve(self, kind: str) -> str:
+        with self._lock:
+            self.served[kind] += 1
+        return kind
+
+    def count_chat(self) -> int:
+        with self._lock:
+            self._chats += 1
+            return self._chats
 
     def enter(self) -> None:
         with self._lock:
@@ -133,11 +177,12 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:  # keep test output quiet
             pass
 
-        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None,
+                  content_type: str = "application/json") -> None:
             body = raw if raw is not None else json.dumps(payload).encode()
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
@@ -164,6 +209,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 return self._unauthorized()
             if not config.list_models:
                 return self._send(404, {"error": {"message": "Not found", "type": "not_found"}})
+            if config.models_body is not None:
+                return self._send(200, None, raw=config.models_body, content_type=config.models_content_type)
             if self.path.rstrip("/").endswith("/models"):
                 data = [{"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in config.models]
                 return self._send(200, {"object": "list", "data": data})
@@ -181,6 +228,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
             record = self._record(body)
+            if server.config.on_chat is not None:
+                server.config.on_chat(server.count_chat())
             server.enter()
             try:
                 self._chat(body, record)
@@ -207,16 +256,20 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             if fault == "429":
                 return self._send(429, {"error": {"message": "Rate limit reached", "type": "requests"}},
                                   headers={"Retry-After": config.retry_after})
-            if fault == "500":
-                return self._send(500, {"error": {"message": "The server had an error", "type": "server_error"}})
+            if fault in _ERRORS:
+                status, error = _ERRORS[fault]
+                return self._send(status, {"error": error})
+            if fault == "reset":
+                return self._reset()
+            if fault in _RAW_200:
+                content_type, raw = _RAW_200[fault]
+                return self._send(200, None, raw=raw, content_type=content_type)
             if fault == "401":
                 return self._unauthorized()
             if fault == "400":
                 return self._send(400, {"error": {"message": "Invalid request", "type": "invalid_request_error"}})
             if fault == "hang":
                 server._stop.wait(config.hang_seconds)
-            if fault == "badbody":
-                return self._send(200, None, raw=b'{"id": "x", "choices": [ this is not json')
             if fault == "malformed":
                 content = '{"rationale": "unterminated'
             if fault == "schema":
@@ -224,12 +277,49 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             if fault == "length":
                 content, finish = content[: len(content) // 2], "length"
             prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
-            self._send(200, {
-                "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body.get("model"),
+            reply: dict[str, Any] = {
+                "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+                "model": config.reply_model or body.get("model"),
+                "system_fingerprint": config.system_fingerprint,
                 "choices": [{"index": 0, "finish_reason": finish,
                              "message": {"role": "assistant", "content": content}}],
                 "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4,
                           "total_tokens": prompt_chars // 4 + len(content) // 4},
-            })
+            }
+            if fault == "usage_na":
+                reply["usage"]["prompt_tokens"] = "n/a"
+            if fault == "usage_list":
+                reply["usage"] = {"prompt_tokens": [1]}
+            if fault == "choices_object":
+                reply["choices"] = reply["choices"][0]
+            if fault == "no_message":
+                del reply["choices"][0]["message"]
+            self._send(200, reply)
+
+        def _reset(self) -> None:
+            """Close the connection at once (RST), without any answer."""
+            try:
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+            except OSError:
+                pass
+            self.close_connection = True
 
     return Handler
+
+
+_ERRORS: dict[str, tuple[int, dict[str, Any]]] = {
+    "500": (500, {"message": "The server had an error", "type": "server_error"}),
+    "503": (503, {"message": "Service unavailable", "type": "server_error"}),
+    "403": (403, {"message": "You are not allowed to use this model", "type": "invalid_request_error",
+                  "code": "permission_denied"}),
+    "quota": (429, {"message": "You exceeded your current quota, please check your plan and billing details.",
+                    "type": "insufficient_quota", "code": "insufficient_quota"}),
+    "schema_rejected": (400, {"message": "response_format json_schema is not supported by this model",
+                              "type": "invalid_request_error", "param": "response_format"}),
+}
+_RAW_200: dict[str, tuple[str, bytes]] = {
+    "badbody": ("application/json", b'{"id": "x", "choices": [ this is not json'),
+    "html": ("text/html", b"<!doctype html><html><body><h1>Welcome to nginx!</h1></body></html>"),
+    "empty_object": ("application/json", b"{}"),
+}

@@ -49,7 +49,8 @@ def test_transient_faults_give_the_fault_free_verdicts(fault_server: FaultServer
     fault_server.config.hang_seconds = 3.0
     counts = {kind: (1 if kind == "hang" else 2) for kind in TRANSIENT}
     fault_server.config.faults = {batch[i].user_turn: (kind, counts[kind]) for i, kind in enumerate(TRANSIENT)}
-    faulty = judge_all(batch, fault_settings(cache="none", timeout=1.0, max_retries=3))
+    # sampling (T > 0), so a reply cut at the token limit is retried too (at T = 0 it is not)
+    faulty = judge_all(batch, fault_settings(cache="none", timeout=1.0, max_retries=3, temperature=0.7))
     assert decisions(faulty) == decisions(baseline)
     assert faulty.unjudged == 0
     assert faulty.calls == len(batch) + sum(counts.values())
@@ -78,7 +79,8 @@ def test_persistent_faults_unjudge_exactly_those_items(fault_server: FaultServer
         verdict = run.verdicts[index]
         assert verdict.label is None and verdict.genuine is None and verdict.rationale is None
         assert expected_reason[kind] in verdict.reason, (kind, verdict.reason)
-        assert run.per_item_usage[index].calls == (1 if kind == "400" else 3), kind
+        # a 400 is not retried, nor is a cut reply at temperature 0 (the same limit cuts it again)
+        assert run.per_item_usage[index].calls == (1 if kind in ("400", "length") else 3), kind
         assert verdict.prompt == baseline.verdicts[index].prompt
     assert "not retried" in run.verdicts[7].reason
     assert run.verdicts[5].raw_reply is not None  # the cut reply is kept

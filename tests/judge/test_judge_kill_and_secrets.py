@@ -17,7 +17,13 @@ import pytest
 from fault_server import MODEL, FaultServer, expected_verdict
 from sample_items import REPO_ROOT, make_items
 
-from uta_tasks.judge import JudgeConfigError, JudgeItem, JudgeSettings, judge_all, preflight
+from uta_tasks.judge import (
+    JudgeConfigError,
+    JudgeItem,
+    JudgeSettings,
+    judge_all,
+    preflight,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -90,7 +96,7 @@ def test_api_key_never_lands_in_cache_logs_results_or_errors(
     batch = items(6)
     fault_server.config.faults = {batch[0].user_turn: ("401", None), batch[1].user_turn: ("429", 1),
                                   batch[2].user_turn: ("500", None)}
-    settings = fault_settings(max_retries=1)
+    settings = fault_settings(max_retries=1, api_key_env="OPENAI_API_KEY")  # named: sent to this endpoint
     preflight(settings)
     run = judge_all(batch, settings)
     assert fault_server.chat_requests()[0].authorization == f"Bearer {SECRET}"  # the key was really sent
@@ -103,7 +109,8 @@ def test_api_key_never_lands_in_cache_logs_results_or_errors(
     assert "OPENAI_API_KEY" in str(refused.value)
 
     process = _spawn({"judge_base_url": fault_server.base_url, "judge_model": MODEL,
-                      "judge_cache": str(tmp_path / "sub.sqlite"), "judge_max_retries": 0}, 3,
+                      "judge_api_key_env": "OPENAI_API_KEY", "judge_cache": str(tmp_path / "sub.sqlite"),
+                      "judge_max_retries": 0}, 3,
                      env={"OPENAI_API_KEY": SECRET})
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err

@@ -110,10 +110,67 @@ def test_judge_none_and_key_from_named_variable(monkeypatch: pytest.MonkeyPatch)
     assert "sk-from-my-variable" not in str(settings.describe())
 
 
-def test_every_setting_key_is_documented_in_the_package_docstring() -> None:
-    import uta_tasks.judge as judge
+README = Path(__file__).resolve().parents[2] / "README.md"
+START, END = "<!-- judge-settings:start -->", "<!-- judge-settings:end -->"
 
+
+def test_readme_holds_exactly_the_generated_settings_table() -> None:
+    from uta_tasks.judge.settings import settings_table_markdown
+
+    text = README.read_text(encoding="utf-8")
+    assert text.count(START) == 1 and text.count(END) == 1
+    between = text[text.index(START) + len(START): text.index(END)]
+    assert between.strip("\n") + "\n" == settings_table_markdown()
     for key in SETTING_KEYS:
-        assert key in judge.__doc__
-        env_name = "UTA_" + key.upper()
-        assert env_name in judge.__doc__
+        assert f"| `{key}` |" in settings_table_markdown()
+        assert "`UTA_" + key.upper() + "`" in settings_table_markdown()
+
+
+def test_package_docstring_points_to_the_table_instead_of_repeating_it() -> None:
+    from uta_tasks import judge
+
+    assert "settings_table_markdown" in judge.__doc__ and "README" in judge.__doc__
+    assert "UTA_JUDGE_CONCURRENCY" not in judge.__doc__  # no second copy to drift
+
+
+@pytest.mark.parametrize("value", ["none", "off", "false", "no", "0", "NONE", " Off ", False, 0, None])
+def test_every_off_word_turns_judging_off(value: object) -> None:
+    from uta_tasks.judge.settings import judging_enabled
+
+    assert judging_enabled({"judge": value}) is False
+    assert JudgeSettings.from_metadata({"judge": value}).enabled is False
+
+
+def test_judging_enabled_reads_the_environment_and_defaults_on() -> None:
+    from uta_tasks.judge.settings import judging_enabled
+
+    assert judging_enabled({}, environ={}) is True
+    assert judging_enabled({"judge": "openai", "num_fewshot": 0}, environ={}) is True
+    assert judging_enabled({}, environ={"UTA_JUDGE": "none"}) is False
+    assert judging_enabled({"judge": "openai"}, environ={"UTA_JUDGE": "none"}) is True  # metadata wins
+    with pytest.raises(JudgeConfigError, match="judge_concurrency"):
+        judging_enabled({"judge_concurrency": "many"}, environ={})
+
+
+def test_typos_of_judge_keys_are_caught_with_a_suggestion() -> None:
+    from uta_tasks.judge.settings import suggest_key
+
+    assert suggest_key("jduge_model") == "judge_model"
+    assert suggest_key("judge_modle") == "judge_model"
+    assert suggest_key("judge_concurency") == "judge_concurrency"
+    assert suggest_key("JUDGE_MODEL") == "judge_model"
+    assert suggest_key("judge_model") is None
+    for other in ("role_switch", "role_swich", "user_max_gen_toks", "question_seed", "data_hub_timeout",
+                  "pretrained", "num_fewshot", "gsm8k_data_files", "ifeval_unverifiable", "repeats"):
+        assert suggest_key(other) is None, other
+    with pytest.raises(JudgeConfigError, match="jduge_model.*did you mean 'judge_model'"):
+        JudgeSettings.from_metadata({"jduge_model": "gpt-5.4"})
+
+
+def test_max_unjudged_share_setting() -> None:
+    assert JudgeSettings.from_metadata({}).max_unjudged_share == 0.5
+    assert JudgeSettings.from_metadata({"judge_max_unjudged_share": "0.1"}).max_unjudged_share == 0.1
+    assert JudgeSettings.from_metadata({}, environ={"UTA_JUDGE_MAX_UNJUDGED_SHARE": "1"}).max_unjudged_share == 1.0
+    for bad in ("1.5", "-0.1", "half"):
+        with pytest.raises(JudgeConfigError, match="judge_max_unjudged_share"):
+            JudgeSettings.from_metadata({"judge_max_unjudged_share": bad})

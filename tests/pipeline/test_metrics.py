@@ -17,6 +17,10 @@ def thanks_after_full_answers(prompt: str, kwargs: dict) -> str:
     return chatml_script(prompt, kwargs)
 
 
+def _item_calls(server) -> list:
+    return [r for r in server.chat_requests() if r.user_turn is not None]
+
+
 def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_path):
     scripted.script = thanks_after_full_answers
     meta = {
@@ -30,8 +34,9 @@ def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_
     assert trunc["genuine_followup,none"] == 1.0 and trunc["label_plausible_followup,none"] == 1.0
     assert trunc["genuine_followup_base,none"] == 0.0 and trunc["genuine_followup_diff,none"] == 1.0
     assert trunc["pct_changed,none"] == 100.0 and trunc["unjudged,none"] == 0.0
-    # 3 "Thanks." items (shared by both tasks) + 3 truncated ones: 6 distinct judge calls.
-    assert base["judge_calls,none"] + trunc["judge_calls,none"] == 6 == len(judge_server.chat_requests())
+    # 3 "Thanks." items (shared by both tasks) + 3 truncated ones: 6 distinct judge calls
+    # (the preflight's one test completion carries no candidate turn).
+    assert base["judge_calls,none"] + trunc["judge_calls,none"] == 6 == len(_item_calls(judge_server))
     for r in records(results, "uta_ifbench_trunc"):
         assert r.verdict["genuine"] is True and r.verdict_ref["genuine"] is False
         assert any("Why did you stop there?" in m["content"] for m in r.verdict["prompt"])
@@ -47,9 +52,9 @@ def test_rerun_with_warm_judge_cache_makes_no_call(scripted, judge_server, tmp_p
     meta = {"judge_base_url": judge_server.base_url, "judge_model": "fault-judge",
             "judge_cache": str(tmp_path / "judge.sqlite"), "ifbench_unverifiable": "drop"}
     first = evaluate(scripted, ["uta_ifbench_question"], limit=2, metadata=meta)
-    calls = len(judge_server.chat_requests())
+    calls = len(_item_calls(judge_server))
     second = evaluate(scripted, ["uta_ifbench_question"], limit=2, metadata=meta)
-    assert len(judge_server.chat_requests()) == calls
+    assert len(_item_calls(judge_server)) == calls
     a, b = (r["results"]["uta_ifbench_question"] for r in (first, second))
     assert b["judge_calls,none"] == 0 and b["judge_cache_hits,none"] == 4
     assert a["genuine_followup,none"] == b["genuine_followup,none"] and not math.isnan(a["genuine_followup,none"])

@@ -11,6 +11,7 @@ import hashlib
 import math
 import time
 from collections.abc import Mapping
+from datetime import timezone
 from email.utils import parsedate_to_datetime
 
 RETRY_AFTER_CAP = 300.0
@@ -48,6 +49,7 @@ def retry_after_seconds(headers: Mapping[str, str] | None, now: float | None = N
         value = headers.get(name)
         if value is None:
             continue
+        seconds: float | None
         try:
             seconds = float(value) / divisor
         except ValueError:
@@ -62,4 +64,6 @@ def _from_date(value: str, now: float | None) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
+    if when.tzinfo is None:  # "-0000" (RFC 5322: UTC, source zone unknown) parses as naive: it is UTC
+        when = when.replace(tzinfo=timezone.utc)
     return when.timestamp() - (time.time() if now is None else now)

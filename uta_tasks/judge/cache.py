@@ -1,17 +1,25 @@
 """Disk cache of verdicts (sqlite), so a rerun pays nothing for what it already has.
 
 - Key: sha256 over the judge model, the prompt version and template digest, the
-  sampling settings that can change a verdict (temperature, reasoning effort) and the
-  item (context + user turn). The endpoint URL is not part of it, so a proxy or a
-  mirror of the same model shares verdicts; ``judge_max_tokens`` is not either.
-- Judged verdicts are written, and so are *unjudged* ones whose endpoint did reply
-  (invalid JSON, schema violation, ``finish_reason=length`` after every retry): those
-  replies were paid for, so a rerun reuses the unjudged verdict and its reason instead
-  of paying again. Unjudged verdicts without any reply (HTTP errors, timeouts, refused
-  connections) are not written, so the next run retries them. To retry cached failures,
-  point ``judge_cache`` at a new file.
+  sampling settings that can change a verdict (temperature, reasoning effort), the
+  item (context + user turn) and, when set, ``judge_cache_namespace``. The endpoint URL
+  is not part of it, so a proxy or a mirror of the same model shares verdicts; set a
+  namespace to keep verdicts of different backends serving one model name apart (every
+  verdict also records the ``model`` and ``system_fingerprint`` its reply named).
+  ``judge_max_tokens`` is not part of the key: a reply cut at the limit is never cached.
+- Judged verdicts are written, and so are *unjudged* ones whose last attempt got a
+  reply that is not a valid verdict (invalid JSON, schema violation, refusal): that
+  reply was paid for, so a rerun reuses the unjudged verdict and its reason instead of
+  paying again. Every other failure of the last attempt (HTTP errors, timeouts, refused
+  connections, unreadable bodies, ``finish_reason=length``) is not written, so the next
+  run retries it; such entries written by older versions are ignored when read. To
+  retry cached failures, point ``judge_cache`` at a new file.
+- sqlite's WAL mode needs shared memory between the writers, which network file
+  systems (NFS and the like) do not give across hosts: preflight warns when
+  ``judge_cache`` is on one (:func:`filesystem_type`).
 - Each verdict is committed as soon as it arrives: killing the process loses at most
-  the requests in flight.
+  the requests in flight. A write that fails (locked past the busy timeout, disk full,
+  read-only) does not abort the run: see :class:`uta_tasks.judge.persist.CacheWriter`.
 - WAL journal and a busy timeout make concurrent writers (threads with their own
   connection, or several processes) safe; writes are ``INSERT OR REPLACE`` of
   identical content, so races are harmless.
@@ -41,6 +49,9 @@ CREATE TABLE IF NOT EXISTS verdicts (
 )
 """
 _BUSY_TIMEOUT_S = 60.0
+_PROBE_KEY = "__uta_preflight_probe__"
+MOUNTS = "/proc/mounts"
+NETWORK_FILESYSTEMS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "fuse.sshfs", "lustre", "gpfs", "beegfs")
 
 
 def cache_key(
@@ -50,6 +61,7 @@ def cache_key(
     temperature: float | None,
     reasoning_effort: str | None,
     item_fingerprint: str,
+    namespace: str | None = None,
 ) -> str:
     """The cache identity of one verdict.
 
@@ -60,12 +72,36 @@ def cache_key(
         temperature: Configured judge temperature (None when not sent).
         reasoning_effort: Configured reasoning effort (None when not sent).
         item_fingerprint: :meth:`JudgeItem.fingerprint`.
+        namespace: ``judge_cache_namespace``; None keeps the keys of earlier versions.
     """
-    payload = json.dumps(
-        [model, prompt_version, prompt_sha, temperature, reasoning_effort, item_fingerprint],
-        separators=(",", ":"),
-    )
+    parts: list[object] = [model, prompt_version, prompt_sha, temperature, reasoning_effort, item_fingerprint]
+    if namespace is not None:
+        parts.append({"namespace": namespace})
+    payload = json.dumps(parts, separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def filesystem_type(path: str | Path, mounts: str | Path | None = None) -> str | None:
+    """The type of the file system holding ``path`` (Linux ``/proc/mounts``), or None.
+
+    Args:
+        path: A file or directory (need not exist yet).
+        mounts: The mount table to read (default :data:`MOUNTS`).
+    """
+    target = Path(path).expanduser().absolute()
+    best: tuple[int, str] | None = None
+    try:
+        lines = Path(MOUNTS if mounts is None else mounts).read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = Path(fields[1].replace("\\040", " "))
+        if (target == point or point in target.parents) and (best is None or len(str(point)) > best[0]):
+            best = (len(str(point)), fields[2])
+    return best[1] if best else None
 
 
 class VerdictCache:
@@ -73,13 +109,15 @@ class VerdictCache:
 
     Args:
         path: The sqlite file; parent directories are created.
+        busy_timeout: Seconds to wait for another writer's lock (default 60).
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, busy_timeout: float | None = None) -> None:
         self.path = Path(path)
+        timeout = _BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+            self._conn = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(_SCHEMA)
@@ -128,6 +166,30 @@ class VerdictCache:
                 time.time(),
             ),
         )
+
+    def check_writable(self) -> None:
+        """Write and delete a probe row, in one committed transaction.
+
+        Raises:
+            JudgeConfigError: The file cannot be written (locked, full, read-only).
+        """
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO verdicts VALUES (?, '', '', '', '{}', ?)", (_PROBE_KEY, time.time())
+                )
+                self._conn.execute("DELETE FROM verdicts WHERE key = ?", (_PROBE_KEY,))
+                self._conn.execute("COMMIT")
+            except sqlite3.Error:
+                self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise JudgeConfigError(
+                f"judge_cache={str(self.path)!r} is not writable ({exc}): free the disk, stop the process "
+                "holding its lock, or point judge_cache (or UTA_JUDGE_CACHE) to a writable local file "
+                "(not NFS); judge_cache=none runs without a cache"
+            ) from exc
 
     def count(self) -> int:
         """Number of stored verdicts."""

@@ -2,16 +2,25 @@
 
 The SDK's own retries are off (``max_retries=0``); this module retries instead:
 
-- retried: HTTP 408, 409, 429 and 5xx, timeouts, connection errors, a response
-  body that cannot be read, and any reply that fails :func:`parse_reply`
-  (bad JSON, schema violation, ``finish_reason=length``, refusal, empty);
-- not retried: other HTTP 4xx (bad request, key rejected, model not found), except a
-  400 rejecting a parameter, which is adjusted (see :mod:`.params`) and sent again;
+- retried: HTTP 408, 409, 429 and 5xx, timeouts, connection errors, an HTTP-200 body
+  that is not a chat completion (see :mod:`.reply`), and any reply that fails
+  :func:`parse_reply` (bad JSON, schema violation, refusal, empty);
+- ``finish_reason=length`` is retried only when sampling: at temperature 0 the same
+  limit cuts the same reply, so the item is unjudged at once with advice to raise
+  ``judge_max_tokens``;
+- not retried: other HTTP 4xx (bad request, key rejected, model not found) and 429
+  ``insufficient_quota``, except a 400 rejecting a parameter, which is adjusted (see
+  :mod:`.params`) and sent again;
 - wait before retry *n*: the ``Retry-After`` (or ``retry-after-ms``) the endpoint sent,
   else ``min(judge_backoff_max, judge_backoff_base * 2**(n-1))`` times a jitter in
   [0.5, 1) derived from the item (see :mod:`.backoff`);
 - attempts per item: ``judge_max_retries + 1``; each request is bounded by
   ``judge_timeout`` seconds in total; at most ``judge_concurrency`` are in flight.
+
+Every attempt starts afresh: the outcome's reply text, ``model`` and
+``system_fingerprint`` are those of the last attempt (None when it got no reply), and
+its ``code`` (:mod:`.reasons`) says how the last attempt failed, which decides whether
+an unjudged verdict may be cached.
 """
 
 from __future__ import annotations
@@ -23,17 +32,21 @@ from typing import Any
 
 import openai
 
+from . import reasons
 from .backoff import backoff_delay, retry_after_seconds
-from .errors import ReplyError
+from .errors import ReplyError, TruncatedReply, UnreadableReply
 from .params import RequestParams
 from .parse import ParsedVerdict, parse_reply
-from .redact import redact
+from .redact import install_log_redaction, redact
+from .reply import read_completion
 from .settings import JudgeSettings
+from .urls import warn_key_transport
 
 log = logging.getLogger(__name__)
 
 _RETRYABLE_STATUS = {408, 409, 429}
 _MAX_ADJUSTMENTS = 4
+_ADJUSTED = "adjusted"
 
 
 @dataclass
@@ -43,7 +56,10 @@ class CallOutcome:
     Attributes:
         parsed: The verdict, or None when every attempt failed.
         reason: Why there is no verdict (None when parsed).
-        raw_reply: Reply text of the last attempt that returned one.
+        code: Short code of how the last attempt failed (:mod:`.reasons`), None when parsed.
+        raw_reply: Reply text of the last attempt (None when it got no reply).
+        reply_model: ``model`` named by the last attempt's reply.
+        system_fingerprint: ``system_fingerprint`` of the last attempt's reply.
         calls: Requests sent.
         input_tokens: Prompt tokens reported over those requests.
         output_tokens: Completion tokens reported over those requests.
@@ -51,7 +67,10 @@ class CallOutcome:
 
     parsed: ParsedVerdict | None = None
     reason: str | None = None
+    code: str | None = None
     raw_reply: str | None = None
+    reply_model: str | None = None
+    system_fingerprint: str | None = None
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -60,6 +79,7 @@ class CallOutcome:
 @dataclass
 class _Failure:
     reason: str
+    code: str
     retryable: bool
     retry_after: float | None = None
 
@@ -74,6 +94,8 @@ class JudgeClient:
     def __init__(self, settings: JudgeSettings) -> None:
         self.settings = settings
         self._secret = settings.api_key()
+        install_log_redaction(self._secret)
+        warn_key_transport(settings, self._secret)
         self.params = RequestParams(settings)
         self._semaphore = asyncio.Semaphore(settings.concurrency)
         self._client = openai.AsyncOpenAI(
@@ -105,12 +127,12 @@ class JudgeClient:
             failure = await self._attempt(messages, outcome)
             if failure is None:
                 return outcome
-            if failure.reason.startswith("adjusted:") and adjustments < _MAX_ADJUSTMENTS:
+            if failure.code == _ADJUSTED and adjustments < _MAX_ADJUSTMENTS:
                 adjustments += 1
                 attempt -= 1
                 delay = 0.0
                 continue
-            outcome.reason = failure.reason
+            outcome.reason, outcome.code = failure.reason, failure.code
             if not failure.retryable:
                 outcome.reason = f"{failure.reason} (not retried)"
                 break
@@ -126,63 +148,78 @@ class JudgeClient:
         return outcome
 
     async def _attempt(self, messages: list[dict[str, str]], outcome: CallOutcome) -> _Failure | None:
+        outcome.raw_reply = outcome.reply_model = outcome.system_fingerprint = None
         async with self._semaphore:
             request = self.params.build(messages)
             outcome.calls += 1
             try:
                 response = await asyncio.wait_for(
-                    self._client.chat.completions.create(**request),
+                    self._client.chat.completions.with_raw_response.create(**request),
                     timeout=self.settings.timeout,
                 )
+                body = response.text
             except (asyncio.TimeoutError, openai.APITimeoutError):
-                return _Failure(f"timeout after {self.settings.timeout:g}s", retryable=True)
+                return _Failure(f"timeout after {self.settings.timeout:g}s", reasons.TIMEOUT, retryable=True)
             except openai.APIStatusError as exc:
                 return self._status_failure(exc, request)
             except openai.APIConnectionError as exc:
-                return _Failure(self._clean(f"connection error: {exc}"), retryable=True)
-            except (openai.APIResponseValidationError, ValueError, TypeError) as exc:
-                return _Failure(self._clean(f"unreadable response body: {exc}"), retryable=True)
+                return _Failure(self._clean(f"connection error: {exc}"), reasons.CONNECTION, retryable=True)
             except openai.OpenAIError as exc:
-                return _Failure(self._clean(f"{type(exc).__name__}: {exc}"), retryable=False)
-        return self._read(response, outcome)
+                return _Failure(self._clean(f"{type(exc).__name__}: {exc}"), reasons.CLIENT_ERROR, retryable=False)
+            except (ValueError, UnicodeError) as exc:
+                return _Failure(self._clean(f"unreadable response body: {exc}"), reasons.UNREADABLE, retryable=True)
+        return self._read(body, outcome)
 
-    def _read(self, response: Any, outcome: CallOutcome) -> _Failure | None:
-        usage = getattr(response, "usage", None)
-        if usage is not None:
-            outcome.input_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-            outcome.output_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-        choices = getattr(response, "choices", None)
-        if not choices:
-            return _Failure("reply has no choices", retryable=True)
-        choice = choices[0]
-        message = getattr(choice, "message", None)
-        content = getattr(message, "content", None)
-        outcome.raw_reply = content if isinstance(content, str) else None
+    def _read(self, body: str, outcome: CallOutcome) -> _Failure | None:
         try:
-            outcome.parsed = parse_reply(
-                outcome.raw_reply,
-                finish_reason=getattr(choice, "finish_reason", None),
-                refusal=getattr(message, "refusal", None),
-            )
+            completion = read_completion(body)
+        except UnreadableReply as exc:
+            return _Failure(self._clean(f"unreadable response body: {exc}"), reasons.UNREADABLE, retryable=True)
+        outcome.input_tokens += completion.input_tokens
+        outcome.output_tokens += completion.output_tokens
+        outcome.raw_reply = completion.content
+        outcome.reply_model = completion.model
+        outcome.system_fingerprint = completion.system_fingerprint
+        try:
+            outcome.parsed = parse_reply(completion.content, completion.finish_reason, completion.refusal)
+        except TruncatedReply:
+            return self._length_failure()
         except ReplyError as exc:
-            return _Failure(self._clean(f"invalid reply: {exc}"), retryable=True)
-        outcome.reason = None
+            return _Failure(self._clean(f"invalid reply: {exc}"), reasons.INVALID_REPLY, retryable=True)
+        outcome.reason = outcome.code = None
         return None
+
+    def _length_failure(self) -> _Failure:
+        cut = f"finish_reason=length: the reply was cut at judge_max_tokens={self.settings.max_tokens}"
+        if self.params.send_temperature and self.settings.temperature == 0:
+            return _Failure(
+                f"{cut}; at temperature 0 the same limit cuts the same reply: raise judge_max_tokens",
+                reasons.LENGTH, retryable=False,
+            )
+        return _Failure(f"{cut}; raise judge_max_tokens if this persists", reasons.LENGTH, retryable=True)
 
     def _status_failure(self, exc: openai.APIStatusError, request: dict[str, Any]) -> _Failure:
         status = exc.status_code
-        message = self._clean(_error_message(exc))
-        if status == 400 and self.params.adjust(_error_param(exc), message, request):
-            return _Failure(f"adjusted: {self.params.adjustments}", retryable=True)
+        message = self._clean(error_message(exc))
+        if status == 400 and self.params.adjust(error_field(exc, "param"), message, request):
+            return _Failure(f"adjusted: {self.params.adjustments}", _ADJUSTED, retryable=True)
+        if status == 429 and (error_field(exc, "code") or error_field(exc, "type")) == "insufficient_quota":
+            return _Failure(f"HTTP 429 insufficient_quota: {message}", reasons.QUOTA, retryable=False)
         retryable = status in _RETRYABLE_STATUS or status >= 500
         retry_after = retry_after_seconds(exc.response.headers) if retryable else None
-        return _Failure(f"HTTP {status}: {message}", retryable=retryable, retry_after=retry_after)
+        code = reasons.RATE_LIMITED if status == 429 else reasons.HTTP_5XX if status >= 500 else reasons.HTTP_4XX
+        return _Failure(f"HTTP {status}: {message}", code, retryable=retryable, retry_after=retry_after)
 
     def _clean(self, text: str) -> str:
         return redact(text, self._secret)
 
 
-def _error_message(exc: openai.APIStatusError) -> str:
+def error_message(exc: openai.APIStatusError) -> str:
+    """The ``error.message`` of an HTTP error answer (else the SDK's message).
+
+    Args:
+        exc: The SDK's status error.
+    """
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -191,10 +228,16 @@ def _error_message(exc: openai.APIStatusError) -> str:
     return exc.message or str(exc)
 
 
-def _error_param(exc: openai.APIStatusError) -> str | None:
+def error_field(exc: openai.APIStatusError, name: str) -> str | None:
+    """A string field (``param``, ``code``, ``type``) of an HTTP error answer, or None.
+
+    Args:
+        exc: The SDK's status error.
+        name: The field.
+    """
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("param"), str):
-            return inner["param"]
+        if isinstance(inner, dict) and isinstance(inner.get(name), str):
+            return inner[name]
     return None

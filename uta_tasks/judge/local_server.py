@@ -1,15 +1,20 @@
-"""Run llama.cpp's ``llama-server`` on 127.0.0.1 with the embedded SmolLM2 GGUF, as a
-local OpenAI-compatible judge endpoint (strict ``json_schema`` output included).
+"""Run llama.cpp's ``llama-server`` on 127.0.0.1 with a GGUF model (by default the
+embedded SmolLM2), as a local OpenAI-compatible judge endpoint (strict ``json_schema``
+output included).
 
 Python::
 
     with llama_server() as base_url:          # e.g. "http://127.0.0.1:40123/v1"
         settings = JudgeSettings.from_metadata({"judge_base_url": base_url,
-                                                "judge_model": MODEL_ALIAS})
+                                                "judge_model": base_url.model})
 
 Command line (prints the base URL, serves until Ctrl-C or SIGTERM)::
 
-    python -m uta_tasks.judge.local_server [--parallel 8] [--ctx-size 16384]
+    python -m uta_tasks.judge.local_server [--model F.gguf] [--alias NAME] [--parallel 8] [--ctx-size 16384]
+
+The served model name (the alias, used as ``judge_model``) is the GGUF file's name
+without ``.gguf`` unless given, so two different files are never served, judged and
+cached under one name; the embedded SmolLM2 keeps :data:`MODEL_ALIAS`.
 
 The binary is found at ``$UTA_LLAMA_SERVER``, else
 ``${UTA_TOOLS_DIR:-~/.cache/uta-tasks/tools}/llama-server`` (where
@@ -97,6 +102,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def default_alias(model_path: str | Path) -> str:
+    """The served model name for a GGUF file: its name without ``.gguf``.
+
+    Args:
+        model_path: The GGUF file.
+    """
+    return Path(model_path).name.removesuffix(".gguf") or MODEL_ALIAS
+
+
 def _die_with_parent() -> None:
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -141,7 +155,7 @@ def _stop(process: subprocess.Popen) -> None:
 def llama_server(
     model_path: str | Path | None = None,
     *,
-    alias: str = MODEL_ALIAS,
+    alias: str | None = None,
     parallel: int = 8,
     ctx_size: int = 16384,
     threads: int | None = None,
@@ -157,7 +171,8 @@ def llama_server(
 
     Args:
         model_path: GGUF file; default the embedded SmolLM2 (``uta_tasks.embedded.smollm2.gguf_path()``).
-        alias: Model name the server answers to (use it as ``judge_model``).
+        alias: Model name the server answers to (use it as ``judge_model``); default
+            :func:`default_alias` of ``model_path``, or :data:`MODEL_ALIAS` for the embedded model.
         parallel: Server slots (concurrent requests decoded together).
         ctx_size: Total context, shared by the slots.
         threads: CPU threads (default: half the cores, at least 1; on a shared 2-core
@@ -170,6 +185,8 @@ def llama_server(
         from uta_tasks.embedded.smollm2 import gguf_path
 
         model_path = gguf_path()
+        alias = alias or MODEL_ALIAS
+    alias = alias or default_alias(model_path)
     binary = find_binary()
     port = free_port()
     own_log = log_path is None
@@ -196,19 +213,30 @@ def llama_server(
             log_file.unlink(missing_ok=True)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """CLI: serve until interrupted, printing the base URL on stdout."""
-    parser = argparse.ArgumentParser(description="Serve the embedded SmolLM2 judge model with llama-server on 127.0.0.1.")
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line of :func:`main`.
+
+    Args:
+        argv: Arguments (default: ``sys.argv[1:]``).
+    """
+    parser = argparse.ArgumentParser(description="Serve a GGUF judge model with llama-server on 127.0.0.1.")
     parser.add_argument("--model", default=None, help="GGUF path (default: embedded SmolLM2)")
+    parser.add_argument("--alias", default=None,
+                        help="served model name, the judge_model (default: the GGUF file name without .gguf)")
     parser.add_argument("--parallel", type=int, default=8)
     parser.add_argument("--ctx-size", type=int, default=16384)
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: half the cores)")
     parser.add_argument("--ready-timeout", type=float, default=120.0)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """CLI: serve until interrupted, printing the base URL on stdout."""
+    args = parse_args(argv)
     logging.basicConfig(level=logging.INFO)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    with llama_server(args.model, parallel=args.parallel, ctx_size=args.ctx_size, threads=args.threads,
-                      ready_timeout=args.ready_timeout) as url:
+    with llama_server(args.model, alias=args.alias, parallel=args.parallel, ctx_size=args.ctx_size,
+                      threads=args.threads, ready_timeout=args.ready_timeout) as url:
         print(url, flush=True)
         try:
             while True:

@@ -46,17 +46,18 @@ class RequestParams:
         """What was changed in this run, e.g. ``["dropped temperature"]``."""
         return sorted(self._adjusted)
 
-    def build(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+    def build(self, messages: list[dict[str, str]], max_tokens: int | None = None) -> dict[str, Any]:
         """Keyword arguments for ``chat.completions.create``.
 
         Args:
             messages: The judge prompt.
+            max_tokens: Token limit instead of ``judge_max_tokens`` (the preflight probe).
         """
         params: dict[str, Any] = {
             "model": self._settings.model,
             "messages": messages,
             "response_format": response_format(),
-            self.token_param: self._settings.max_tokens,
+            self.token_param: self._settings.max_tokens if max_tokens is None else max_tokens,
         }
         if self.send_temperature:
             params["temperature"] = self._settings.temperature
@@ -105,4 +106,4 @@ def _first_mentioned(message: str) -> str | None:
         for name in _ADJUSTABLE
         if (match := re.search(rf"(?<![a-z_]){name}(?![a-z_])", message))
     }
-    return min(positions, key=positions.get) if positions else None
+    return min(positions, key=lambda name: positions[name]) if positions else None

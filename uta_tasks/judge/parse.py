@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ReplyError
+from .errors import ReplyError, TruncatedReply
 from .labels import LABELS
 
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(?P<body>.*)\n\s*```$", re.DOTALL)
@@ -56,10 +56,11 @@ def parse_reply(content: str | None, finish_reason: str | None = "stop", refusal
         The verdict.
 
     Raises:
-        ReplyError: With a short reason naming what was wrong.
+        ReplyError: With a short reason naming what was wrong (:class:`TruncatedReply`
+            for ``finish_reason=length``).
     """
     if finish_reason == "length":
-        raise ReplyError("finish_reason=length: the reply was cut at judge_max_tokens")
+        raise TruncatedReply("finish_reason=length: the reply was cut at judge_max_tokens")
     if finish_reason == "content_filter":
         raise ReplyError("finish_reason=content_filter: the endpoint filtered the reply")
     if refusal:

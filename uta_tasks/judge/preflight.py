@@ -1,30 +1,56 @@
 """Check, in seconds and before any generation, that judging can work.
 
-Checks in order: the prompt templates load; the cache file opens; a key is present
-when the endpoint is OpenAI's API; the endpoint answers; the model exists. Model
-existence is read from ``GET /models`` (then ``GET /models/{id}`` when the model is not
-in the listing); servers that do not list models get one tiny chat completion instead.
+Checks in order:
+
+1. the prompt templates load;
+2. the cache file opens and is writable (a probe row is written and deleted); a cache
+   on a network file system (NFS, where WAL does not work across hosts) is warned about;
+3. a key is present when the endpoint is OpenAI's API;
+4. ``GET /models`` answers an OpenAI-compatible model list (a JSON object whose
+   ``data`` entries carry string ids) naming the model, else ``GET /models/{id}``
+   finds it; servers that do not list models (HTTP 404 and the like) skip this step;
+5. one tiny chat completion in the real ``response_format`` (strict ``json_schema``,
+   :data:`PROBE_TOKENS` tokens, rejected parameters adjusted as in a run) answers with a
+   chat completion. Quota (HTTP 429 ``insufficient_quota``), permission (403), a model
+   that rejects ``json_schema``, a missing model and an answer that is not a chat
+   completion (an HTML page, ``{}``) all stop here. A plain rate limit passes with a
+   warning: the run retries it.
+
 Each request is bounded by ``min(judge_timeout, 10)`` seconds and is not retried.
 Every failure raises :class:`JudgeConfigError` naming the setting and the fix, with
-the API key redacted.
+secrets redacted.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+from typing import Any
 
 import openai
 
-from .cache import VerdictCache
-from .errors import JudgeConfigError
+from .cache import NETWORK_FILESYSTEMS, VerdictCache, filesystem_type
+from .client import error_field, error_message
+from .errors import JudgeConfigError, UnreadableReply
+from .params import RequestParams
 from .prompt import load_template
-from .redact import redact
+from .redact import install_log_redaction, redact
+from .reply import read_completion
 from .settings import JudgeSettings
+from .urls import warn_key_transport
 
 log = logging.getLogger(__name__)
 
 PREFLIGHT_TIMEOUT = 10.0
+PROBE_TOKENS = 16
 _SHOWN_MODELS = 10
+_MAX_ADJUSTMENTS = 4
+_EXCERPT = 80
+_API_ROOT_HINT = "point judge_base_url at the API root, which usually ends in /v1 (e.g. http://127.0.0.1:8080/v1)"
+_PROBE_MESSAGES = [
+    {"role": "system", "content": "You check that an API works. Answer with the JSON the schema asks for."},
+    {"role": "user", "content": "Reply with a short rationale, the label 'other' and genuine false."},
+]
 
 
 def preflight(settings: JudgeSettings) -> None:
@@ -35,16 +61,26 @@ def preflight(settings: JudgeSettings) -> None:
     """
     if not settings.enabled:
         return
+    key = settings.api_key()
+    install_log_redaction(key)
     load_template(settings.prompt)
     if settings.cache:
-        VerdictCache(settings.cache).close()
-    key = settings.api_key()
+        with VerdictCache(settings.cache, busy_timeout=PREFLIGHT_TIMEOUT) as cache:
+            cache.check_writable()
+        fs_type = filesystem_type(settings.cache)
+        if fs_type in NETWORK_FILESYSTEMS:
+            log.warning(
+                "judge_cache=%r is on a %s file system, where sqlite's WAL locking does not work across "
+                "hosts: two machines sharing it can corrupt it. Point judge_cache to a local disk.",
+                settings.cache, fs_type,
+            )
     if settings.is_openai_api and not key:
         raise JudgeConfigError(
             f"judge: ${settings.api_key_env} is not set and judge_base_url is the OpenAI API "
             f"({settings.base_url}). Export {settings.api_key_env}=<your key>, or point judge_base_url "
             "(or OPENAI_BASE_URL) to an OpenAI-compatible server, or pass judge=none to skip judging."
         )
+    warn_key_transport(settings, key)
     client = openai.OpenAI(
         api_key=key or "no-key",
         base_url=settings.base_url,
@@ -52,30 +88,29 @@ def preflight(settings: JudgeSettings) -> None:
         timeout=min(settings.timeout, PREFLIGHT_TIMEOUT),
     )
     try:
-        _check_model(client, settings, key)
+        _check_model_listed(client, settings, key)
+        _probe_completion(client, settings, key)
     finally:
         client.close()
 
 
-def _check_model(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
+def _check_model_listed(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
     try:
-        listed = [model.id for model in client.models.list().data]
+        text = client.models.with_raw_response.list().text
     except openai.APIStatusError as exc:
         if exc.status_code in (401, 403):
             raise _key_error(settings, exc, key) from None
-        log.info("judge endpoint does not list models (HTTP %s); probing with one completion", exc.status_code)
-        _probe_completion(client, settings, key)
+        log.info("judge endpoint does not list models (HTTP %s); the test completion decides", exc.status_code)
         return
     except openai.APIConnectionError as exc:
         raise _connection_error(settings, exc, key) from None
-    if not listed:
-        _probe_completion(client, settings, key)
-        return
-    if settings.model in listed:
+    listed = _model_ids(settings, text)
+    if not listed or settings.model in listed:
         return
     try:
-        client.models.retrieve(settings.model)
-        return
+        found = client.models.with_raw_response.retrieve(settings.model).text
+        if _json_object(found).get("id") == settings.model:
+            return
     except openai.APIStatusError:
         pass
     except openai.APIConnectionError as exc:
@@ -87,39 +122,110 @@ def _check_model(client: openai.OpenAI, settings: JudgeSettings, key: str | None
     )
 
 
+def _model_ids(settings: JudgeSettings, text: str) -> list[str]:
+    """The ids of a ``GET /models`` answer; anything else is a clear error."""
+    data = _json_object(text)
+    what = None
+    if not data:
+        what = _describe_non_json(text) if not text.strip().startswith("{") else "a JSON object with no 'data' list"
+    elif not isinstance(data.get("data"), list):
+        what = "a JSON object with no 'data' list"
+    elif not all(isinstance(entry, dict) and isinstance(entry.get("id"), str) for entry in data["data"]):
+        what = "model entries without an id"
+    if what is not None:
+        raise JudgeConfigError(
+            f"judge_base_url={settings.base_url!r} answered GET /models with {what}, not an "
+            f"OpenAI-compatible model list: {_API_ROOT_HINT}"
+        )
+    return [entry["id"] for entry in data["data"]]
+
+
 def _probe_completion(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
-    messages = [{"role": "user", "content": "Reply with OK."}]
-    last: openai.APIStatusError | None = None
-    for token_param in ("max_completion_tokens", "max_tokens"):
+    params = RequestParams(settings)
+    for _ in range(_MAX_ADJUSTMENTS + 1):
+        request = params.build(_PROBE_MESSAGES, max_tokens=PROBE_TOKENS)
         try:
-            client.chat.completions.create(model=settings.model, messages=messages, **{token_param: 8})
-            return
+            text = client.chat.completions.with_raw_response.create(**request).text
         except openai.APIStatusError as exc:
-            last = exc
-            if exc.status_code in (401, 403):
-                raise _key_error(settings, exc, key) from None
-            if exc.status_code == 404:
-                raise JudgeConfigError(
-                    f"judge_model={settings.model!r}: {settings.base_url} answered 404 "
-                    f"({redact(exc.message, key)}). Set judge_model to a model the endpoint serves."
-                ) from None
-            if exc.status_code != 400 or token_param not in str(exc.message):
-                break
+            if exc.status_code == 400 and params.adjust(error_field(exc, "param"), error_message(exc), request):
+                continue
+            _raise_for_status(settings, exc, key)
+            return
         except openai.APIConnectionError as exc:
             raise _connection_error(settings, exc, key) from None
-    assert last is not None
+        try:
+            read_completion(text)
+        except UnreadableReply as exc:
+            raise JudgeConfigError(
+                f"judge: {settings.base_url} answered a test completion for judge_model={settings.model!r} "
+                f"with something that is not a chat completion ({redact(str(exc), key)}): {_API_ROOT_HINT}"
+            ) from None
+        return
     raise JudgeConfigError(
-        f"judge: {settings.base_url} rejected a test completion for judge_model={settings.model!r} "
-        f"(HTTP {last.status_code}: {redact(str(last.message), key)}). Check judge_base_url and judge_model."
+        f"judge: {settings.base_url} kept rejecting request parameters for judge_model={settings.model!r} "
+        f"({params.adjustments}). Check judge_model and judge_base_url."
     )
 
 
+def _raise_for_status(settings: JudgeSettings, exc: openai.APIStatusError, key: str | None) -> None:
+    """Turn a failed test completion into a clear error (a plain rate limit only warns)."""
+    status, message = exc.status_code, redact(error_message(exc), key)
+    code = error_field(exc, "code") or error_field(exc, "type")
+    where = f"judge: {settings.base_url} answered a test completion for judge_model={settings.model!r} with"
+    if status == 401:
+        raise _key_error(settings, exc, key) from None
+    if status == 429 and code == "insufficient_quota":
+        raise JudgeConfigError(
+            f"{where} HTTP 429 insufficient_quota ({message}): the account behind ${settings.api_key_env} "
+            "has no quota left. Add credit, use another key, or pass judge=none to skip judging."
+        ) from None
+    if status == 429:
+        log.warning("judge endpoint is rate limiting already (HTTP 429: %s); the run retries with backoff", message)
+        return
+    if status == 403:
+        raise JudgeConfigError(
+            f"{where} HTTP 403 ({message}): the key in ${settings.api_key_env} has no permission for this "
+            "model or project. Use a key with access, or another judge_model."
+        ) from None
+    if status == 404:
+        raise JudgeConfigError(
+            f"judge_model={settings.model!r}: {settings.base_url} answered 404 ({message}). "
+            "Set judge_model to a model the endpoint serves."
+        ) from None
+    if status == 400 and ("json_schema" in message or "response_format" in message):
+        raise JudgeConfigError(
+            f"{where} HTTP 400 ({message}): the model does not accept response_format json_schema "
+            "(strict structured output), which the judge needs. Use a model and server that support it "
+            "(OpenAI gpt-4o or later, vLLM, llama-server), or another judge_model."
+        ) from None
+    raise JudgeConfigError(
+        f"{where} HTTP {status} ({message}). Check judge_base_url and judge_model, or the server's health."
+    ) from None
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _describe_non_json(text: str) -> str:
+    flat = " ".join(text.split())
+    excerpt = flat if len(flat) <= _EXCERPT else flat[:_EXCERPT] + "..."
+    kind = "an HTML page" if flat.startswith("<") else "text that is not JSON"
+    return f"{kind} ({excerpt!r})"
+
+
 def _key_error(settings: JudgeSettings, exc: openai.APIStatusError, key: str | None) -> JudgeConfigError:
-    source = f"${settings.api_key_env}" if key else f"no key (${settings.api_key_env} is unset)"
+    source = f"${settings.api_key_env}" if key else "the request without a key"
+    note = settings.withheld_key_note()
     return JudgeConfigError(
         f"judge: {settings.base_url} refused {source} (HTTP {exc.status_code}: "
-        f"{redact(str(exc.message), key)}). Set a valid key in {settings.api_key_env}, or set "
-        "judge_api_key_env to the variable that holds it."
+        f"{redact(error_message(exc), key)}). "
+        + (f"{note}." if note else
+           f"Set a valid key in {settings.api_key_env}, or set judge_api_key_env to the variable that holds it.")
     )
 
 

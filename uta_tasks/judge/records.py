@@ -8,6 +8,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .reasons import code_from_reason
+
 ROLES = ("system", "user", "assistant")
 
 JUDGED = "judged"
@@ -72,13 +74,16 @@ class Verdict:
         genuine: The binary genuine-follow-up decision when judged.
         rationale: The judge's explanation when judged.
         reason: Why the item is unjudged (None when judged).
-        raw_reply: Raw reply text of the last attempt that returned one (None if none did).
+        raw_reply: Reply text of the last attempt (None when that attempt got no reply).
         prompt: The exact messages sent to the judge.
         judge_model: Model name sent to the endpoint.
         prompt_version: Name of the prompt template set, e.g. ``followupeval-v1``.
         prompt_sha: Digest of the template files actually used (catches unversioned edits).
         cached: True when this verdict was read from the disk cache.
         attempts: Requests sent for this item in the run that produced the verdict.
+        reason_code: Short code of ``reason`` (see :mod:`uta_tasks.judge.reasons`), None when judged.
+        reply_model: The ``model`` the endpoint's reply named (None when absent or no reply).
+        system_fingerprint: The reply's ``system_fingerprint`` (None when absent or no reply).
     """
 
     status: str
@@ -93,6 +98,9 @@ class Verdict:
     prompt_sha: str = ""
     cached: bool = False
     attempts: int = 0
+    reason_code: str | None = None
+    reply_model: str | None = None
+    system_fingerprint: str | None = None
 
     @property
     def judged(self) -> bool:
@@ -110,9 +118,13 @@ class Verdict:
         """Rebuild a verdict written by :meth:`to_dict`.
 
         Args:
-            data: The dict.
+            data: The dict; keys added by later versions may be missing (they default),
+                unknown keys are ignored. ``reason_code`` of an older unjudged verdict is
+                read from its reason.
         """
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        if known.get("status") != JUDGED and not known.get("reason_code"):
+            known["reason_code"] = code_from_reason(known.get("reason"))
         return cls(**known)
 
 
@@ -124,7 +136,8 @@ class ItemUsage:
         calls: Requests sent for it (0 when cached or a duplicate).
         input_tokens: Prompt tokens reported by the endpoint over those requests.
         output_tokens: Completion tokens reported over those requests.
-        cache_hit: True when its verdict came from the disk cache.
+        cache_hit: True when its verdict came from the disk cache (a duplicate never
+            counts: the hit, like the cost, belongs to its first occurrence).
         duplicate_of: Index of the earlier identical item that carries the cost, or None.
     """
 
@@ -152,6 +165,8 @@ class JudgeRun:
         per_item_usage: One :class:`ItemUsage` per input item; the cost of a
             deduplicated item is attributed to its first occurrence.
         unique_items: Distinct items after deduplication.
+        not_persisted: Distinct verdicts that should have been written to the cache but
+            were not (the cache could not be opened or written); a rerun pays for them.
     """
 
     verdicts: list[Verdict]
@@ -161,11 +176,21 @@ class JudgeRun:
     output_tokens: int = 0
     per_item_usage: list[ItemUsage] = field(default_factory=list)
     unique_items: int = 0
+    not_persisted: int = 0
 
     @property
     def unjudged(self) -> int:
         """Number of input items without a verdict."""
         return sum(1 for verdict in self.verdicts if not verdict.judged)
+
+    def summary(self) -> dict[str, Any]:
+        """The run's figures: ``items``, ``unique_items``, ``judged``, ``unjudged``,
+        ``unjudged_by_reason`` (code -> count, see :mod:`uta_tasks.judge.reasons`),
+        ``calls``, ``cache_hits``, ``input_tokens``, ``output_tokens``, ``not_persisted``.
+        Item counts are over input items (duplicates included); the rest over requests."""
+        from .summary import summarize
+
+        return summarize(self)
 
     def usage(self) -> dict[str, int]:
         """Run totals as a plain dict."""
@@ -176,4 +201,5 @@ class JudgeRun:
             "output_tokens": self.output_tokens,
             "unique_items": self.unique_items,
             "unjudged": self.unjudged,
+            "not_persisted": self.not_persisted,
         }

@@ -1,6 +1,11 @@
 """Judge many items: deduplicate, read the cache, judge the rest concurrently, write
 each verdict to the cache as it arrives.
 
+Nothing that goes wrong with one item reaches the caller: a failed or unreadable reply,
+or even a bug while handling one item, makes that item unjudged with its reason and
+leaves every other item alone. A cache that cannot be used costs only the cache (see
+:mod:`.persist`).
+
 :func:`judge_all` is synchronous. With no event loop in the calling thread it runs
 ``asyncio.run``; when the calling thread already runs a loop (a notebook, an async
 harness) it runs the work in a fresh worker thread and blocks until it is done.
@@ -14,10 +19,13 @@ import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from .cache import VerdictCache, cache_key
+from . import reasons
+from .cache import cache_key
 from .client import CallOutcome, JudgeClient
+from .persist import CacheWriter
 from .prompt import PromptTemplate, load_template
 from .records import JUDGED, UNJUDGED, ItemUsage, JudgeItem, JudgeRun, Verdict
+from .redact import redact
 from .settings import JudgeSettings
 
 log = logging.getLogger(__name__)
@@ -59,6 +67,7 @@ async def ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> Jud
         key = cache_key(
             settings.model, template.version, template.sha,
             settings.temperature, settings.reasoning_effort, item.fingerprint(),
+            namespace=settings.cache_namespace,
         )
         keys.append(key)
         if key not in first_index:
@@ -68,27 +77,29 @@ async def ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> Jud
     usage = {key: ItemUsage() for key in first_index}
     results: dict[str, Verdict] = {}
     if not settings.enabled:
-        for key in prompts:
-            results[key] = _unjudged(settings, template, prompts[key], DISABLED_REASON, None, 0)
-        return _assemble(run, items, keys, first_index, results, usage)
+        disabled = CallOutcome(reason=DISABLED_REASON, code=reasons.DISABLED)
+        for key, prompt in prompts.items():
+            results[key] = _unjudged(settings, template, prompt, disabled)
+        return _assemble(run, keys, first_index, results, usage)
 
-    cache = VerdictCache(settings.cache) if settings.cache else None
+    cache = CacheWriter(settings.cache)
     try:
-        if cache is not None:
-            for key, stored in cache.get_many(prompts).items():
-                results[key] = Verdict.from_dict({**stored, "cached": True})
+        for key, stored in cache.get_many(prompts).items():
+            verdict = Verdict.from_dict({**stored, "cached": True})
+            if verdict.judged or verdict.reason_code in reasons.CACHEABLE_UNJUDGED:
+                results[key] = verdict  # other failures were cached by older versions: ask again
                 usage[key].cache_hit = True
         run.cache_hits = len(results)
         pending = [key for key in prompts if key not in results]
         if pending:
             await _judge_pending(pending, prompts, settings, template, cache, results, usage)
     finally:
-        if cache is not None:
-            cache.close()
+        cache.close()
+    run.not_persisted = cache.not_persisted
     run.calls = sum(entry.calls for entry in usage.values())
     run.input_tokens = sum(entry.input_tokens for entry in usage.values())
     run.output_tokens = sum(entry.output_tokens for entry in usage.values())
-    return _assemble(run, items, keys, first_index, results, usage)
+    return _assemble(run, keys, first_index, results, usage)
 
 
 async def _judge_pending(
@@ -96,22 +107,28 @@ async def _judge_pending(
     prompts: dict[str, list[dict[str, str]]],
     settings: JudgeSettings,
     template: PromptTemplate,
-    cache: VerdictCache | None,
+    cache: CacheWriter,
     results: dict[str, Verdict],
     usage: dict[str, ItemUsage],
 ) -> None:
     client = JudgeClient(settings)
+    secret = settings.api_key()
 
     async def one(key: str) -> None:
-        outcome = await client.judge(prompts[key], key)
+        try:
+            outcome = await client.judge(prompts[key], key)
+        except Exception as exc:  # noqa: BLE001 - one item's failure must never cancel the others
+            reason = redact(f"internal error while judging: {type(exc).__name__}: {exc}", secret)
+            log.warning("judge item %s unjudged: %s", key[:12], reason)
+            outcome = CallOutcome(reason=reason, code=reasons.INTERNAL)
         verdict = _verdict(settings, template, prompts[key], outcome)
         results[key] = verdict
         usage[key].calls = outcome.calls
         usage[key].input_tokens = outcome.input_tokens
         usage[key].output_tokens = outcome.output_tokens
-        if cache is not None and (verdict.judged or verdict.raw_reply is not None):
-            # A reply that never became a valid verdict was still paid for: cached too,
-            # so a rerun does not pay again. Transport failures (no reply) are retried.
+        if verdict.judged or verdict.reason_code in reasons.CACHEABLE_UNJUDGED:
+            # A paid reply that stayed invalid is cached too, so a rerun does not pay again;
+            # outages, truncation and unreadable bodies are retried by the next run.
             cache.put(key, verdict.to_dict())
 
     try:
@@ -126,7 +143,7 @@ def _verdict(
     settings: JudgeSettings, template: PromptTemplate, prompt: list[dict[str, str]], outcome: CallOutcome
 ) -> Verdict:
     if outcome.parsed is None:
-        return _unjudged(settings, template, prompt, outcome.reason or "no reply", outcome.raw_reply, outcome.calls)
+        return _unjudged(settings, template, prompt, outcome)
     return Verdict(
         status=JUDGED,
         label=outcome.parsed.label,
@@ -140,36 +157,35 @@ def _verdict(
         prompt_sha=template.sha,
         cached=False,
         attempts=outcome.calls,
+        reply_model=outcome.reply_model,
+        system_fingerprint=outcome.system_fingerprint,
     )
 
 
 def _unjudged(
-    settings: JudgeSettings,
-    template: PromptTemplate,
-    prompt: list[dict[str, str]],
-    reason: str,
-    raw_reply: str | None,
-    attempts: int,
+    settings: JudgeSettings, template: PromptTemplate, prompt: list[dict[str, str]], outcome: CallOutcome
 ) -> Verdict:
     return Verdict(
         status=UNJUDGED,
         label=None,
         genuine=None,
         rationale=None,
-        reason=reason,
-        raw_reply=raw_reply,
+        reason=outcome.reason or "no reply",
+        raw_reply=outcome.raw_reply,
         prompt=prompt,
         judge_model=settings.model,
         prompt_version=template.version,
         prompt_sha=template.sha,
         cached=False,
-        attempts=attempts,
+        attempts=outcome.calls,
+        reason_code=outcome.code or reasons.INTERNAL,
+        reply_model=outcome.reply_model,
+        system_fingerprint=outcome.system_fingerprint,
     )
 
 
 def _assemble(
     run: JudgeRun,
-    items: list[JudgeItem],
     keys: list[str],
     first_index: dict[str, int],
     results: dict[str, Verdict],
@@ -183,5 +199,6 @@ def _assemble(
             run.per_item_usage.append(usage[key])
         else:
             run.verdicts.append(Verdict.from_dict(verdict.to_dict()))
-            run.per_item_usage.append(ItemUsage(cache_hit=usage[key].cache_hit, duplicate_of=first))
+            # the cost and the cache hit belong to the first occurrence only
+            run.per_item_usage.append(ItemUsage(duplicate_of=first))
     return run

@@ -3,29 +3,50 @@
 Precedence: a ``--metadata`` key, then its environment variable, then the default.
 Values may arrive as strings (``"8"``, ``"0.5"``, ``"none"``) and are coerced; a bad
 value raises :class:`JudgeConfigError` naming the key. An unknown ``judge_*`` key is
-an error too (catches typos). The API key is never a setting: it is read from the
-environment variable named by ``judge_api_key_env`` when the client is built, so it
-cannot end up in settings dumps, results, logs or the cache.
+an error too, and so is a key that looks like a typo of one (``jduge_model``).
 
-See :mod:`uta_tasks.judge` for the table of settings.
+The API key is never a setting: it is read from the environment variable named by
+``judge_api_key_env`` when the client is built, so it cannot end up in settings dumps,
+results, logs or the cache. Where it may be sent:
+
+- to the OpenAI API (https, host ``api.openai.com``);
+- to any endpoint when the user named the variable (``judge_api_key_env`` or
+  ``UTA_JUDGE_API_KEY_ENV``);
+- to the URL in ``OPENAI_BASE_URL``, which pairs ``OPENAI_API_KEY`` with an endpoint
+  (the openai client's own convention).
+
+A URL given as ``judge_base_url`` or ``UTA_JUDGE_BASE_URL`` does not receive
+``OPENAI_API_KEY`` otherwise. The table of settings is :data:`.setting_specs.SPECS`
+(:func:`.setting_specs.settings_table_markdown`, copied into the README).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import JudgeConfigError
+from .setting_specs import (
+    PROVIDERS,
+    REASONING_EFFORTS,
+    SPEC_BY_KEY,
+    SPECS,
+    settings_table_markdown,
+)
+from .urls import check_url, is_openai_api
 
 OPENAI_API_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-5.4-mini"
 DEFAULT_PROMPT = "followupeval-v1"
-PROVIDERS = ("openai", "none")
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-_OFF_WORDS = ("", "none", "null", "off", "false", "no", "0")
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+SETTING_KEYS: tuple[str, ...] = tuple(spec.key for spec in SPECS)
+_TYPO_CUTOFF = 0.8
+
+__all__ = ["SETTING_KEYS", "JudgeSettings", "judging_enabled", "settings_table_markdown", "suggest_key"]
 
 
 def default_cache_path() -> Path:
@@ -52,13 +73,19 @@ class JudgeSettings:
         temperature: Sampling temperature, or None to not send one.
         reasoning_effort: ``reasoning_effort`` for reasoning models, or None to not send one.
         cache: Path of the sqlite cache, or None for no cache.
+        cache_namespace: Extra part of every cache key, or None.
         prompt: Prompt template set: a name under ``uta_tasks/templates/judge/`` or a directory.
+        max_unjudged_share: Largest share of unjudged items a run accepts (0-1).
+        api_key_env_named: True when the user named the key variable (so it may go to
+            any endpoint); set by :meth:`from_metadata`.
+        base_url_paired: True when the base URL is the one in ``$OPENAI_BASE_URL``
+            (paired with its key by the user); set by :meth:`from_metadata`.
     """
 
     provider: str = "openai"
     model: str = DEFAULT_MODEL
     base_url: str = OPENAI_API_URL
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str = DEFAULT_KEY_ENV
     concurrency: int = 8
     timeout: float = 120.0
     max_retries: int = 4
@@ -68,7 +95,11 @@ class JudgeSettings:
     temperature: float | None = 0.0
     reasoning_effort: str | None = None
     cache: str | None = None
+    cache_namespace: str | None = None
     prompt: str = DEFAULT_PROMPT
+    max_unjudged_share: float = 0.5
+    api_key_env_named: bool = False
+    base_url_paired: bool = False
 
     def __post_init__(self) -> None:
         if self.provider not in PROVIDERS:
@@ -79,6 +110,7 @@ class JudgeSettings:
         _check_range("judge_backoff_base", self.backoff_base, 0, 600)
         _check_range("judge_backoff_max", self.backoff_max, 0, 3600)
         _check_range("judge_max_tokens", self.max_tokens, 1, 1_000_000)
+        _check_range("judge_max_unjudged_share", self.max_unjudged_share, 0, 1)
         if self.temperature is not None:
             _check_range("judge_temperature", self.temperature, 0, 2)
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
@@ -88,10 +120,7 @@ class JudgeSettings:
             )
         if not self.model:
             raise JudgeConfigError("judge_model is empty: name the judge model, e.g. gpt-5.4-mini")
-        if not self.base_url.startswith(("http://", "https://")):
-            raise JudgeConfigError(
-                f"judge_base_url={self.base_url!r}: give an http(s) URL such as http://127.0.0.1:8080/v1"
-            )
+        check_url("judge_base_url", self.base_url)
 
     @property
     def enabled(self) -> bool:
@@ -100,16 +129,34 @@ class JudgeSettings:
 
     @property
     def is_openai_api(self) -> bool:
-        """True when the endpoint is OpenAI's own API (a key is then required)."""
-        return "api.openai.com" in self.base_url
+        """True when the endpoint is OpenAI's own API (https, host ``api.openai.com``; a key
+        is then required)."""
+        return is_openai_api(self.base_url)
+
+    @property
+    def may_send_key(self) -> bool:
+        """True when the key variable may be sent to ``base_url`` (see the module docstring)."""
+        return self.is_openai_api or self.api_key_env_named or self.base_url_paired
 
     def api_key(self) -> str | None:
-        """The API key from the environment (never stored on the settings)."""
+        """The API key from the environment (never stored on the settings), or None when
+        it is unset or may not go to this endpoint."""
+        if not self.may_send_key:
+            return None
         return os.environ.get(self.api_key_env) or None
+
+    def withheld_key_note(self) -> str:
+        """Why no key is sent although ``$api_key_env`` is set ('' when nothing is withheld)."""
+        if self.may_send_key or not os.environ.get(self.api_key_env):
+            return ""
+        return (
+            f"${self.api_key_env} was not sent: it goes only to the OpenAI API or to the URL in "
+            f"OPENAI_BASE_URL; to send it to this endpoint set judge_api_key_env={self.api_key_env}"
+        )
 
     def describe(self) -> dict[str, Any]:
         """The settings as a JSON-serialisable dict for results (holds no secret)."""
-        return {f"judge_{name}" if name != "provider" else "judge": value for name, value in asdict(self).items()}
+        return {spec.key: getattr(self, spec.field) for spec in SPECS}
 
     @classmethod
     def from_metadata(
@@ -131,126 +178,71 @@ class JudgeSettings:
                 "judge_api_key: the API key is read only from the environment; set OPENAI_API_KEY "
                 "(or the variable named by judge_api_key_env) and remove judge_api_key from --metadata"
             )
-        unknown = sorted(
-            key for key in metadata if key.startswith("judge") and key not in _SPECS
-        )
-        if unknown:
-            raise JudgeConfigError(
-                f"unknown judge setting(s) {unknown}: valid keys are {sorted(_SPECS)}"
-            )
+        _reject_unknown_keys(metadata)
         values: dict[str, Any] = {}
-        for key, (field_name, env_var, coerce) in _SPECS.items():
-            if key in metadata:
-                raw, source = metadata[key], key
-            elif env_var and env.get(env_var) is not None:
-                raw, source = env[env_var], f"{key} (from ${env_var})"
+        for spec in SPECS:
+            if spec.key in metadata:
+                raw, source = metadata[spec.key], spec.key
+            elif env.get(spec.env) is not None:
+                raw, source = env[spec.env], f"{spec.key} (from ${spec.env})"
             else:
                 continue
-            values[field_name] = coerce(source, raw)
-        if "base_url" not in values and env.get("OPENAI_BASE_URL"):
-            values["base_url"] = _url("judge_base_url (from $OPENAI_BASE_URL)", env["OPENAI_BASE_URL"])
+            values[spec.field] = spec.coerce(source, raw)
+        paired_url = (env.get("OPENAI_BASE_URL") or "").strip().rstrip("/")
+        if paired_url and "base_url" not in values:
+            values["base_url"] = SPEC_BY_KEY["judge_base_url"].coerce(
+                "judge_base_url (from $OPENAI_BASE_URL)", paired_url
+            )
+        values["base_url_paired"] = bool(paired_url) and values.get("base_url") == paired_url
+        values["api_key_env_named"] = "api_key_env" in values
         if "cache" not in values:
             values["cache"] = str(default_cache_path())
         return cls(**values)
 
 
+def judging_enabled(metadata: Mapping[str, Any] | None, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether a run judges at all: the one place that decides "judge off".
+
+    Every off-word of ``judge`` (``none``, ``off``, ``false``, ``no``, ``0``, a JSON
+    ``false``) and ``UTA_JUDGE=none`` turn judging off. The judge settings are fully
+    validated on the way, so a bad ``judge_*`` value fails here, before generation.
+
+    Args:
+        metadata: The task metadata (lm-eval ``--metadata``); non-judge keys are ignored.
+        environ: Environment to read (default: ``os.environ``).
+
+    Raises:
+        JudgeConfigError: A judge setting is invalid or misspelt.
+    """
+    return JudgeSettings.from_metadata(metadata, environ).enabled
+
+
+def suggest_key(key: str) -> str | None:
+    """The judge setting ``key`` is probably a typo of, e.g. ``jduge_model`` -> ``judge_model``.
+
+    Args:
+        key: A metadata key that is not a judge setting.
+
+    Returns:
+        The closest judge setting key, or None when ``key`` is one already or nothing is close.
+    """
+    if key in SETTING_KEYS:
+        return None
+    matches = difflib.get_close_matches(key.lower(), SETTING_KEYS, n=1, cutoff=_TYPO_CUTOFF)
+    return matches[0] if matches else None
+
+
+def _reject_unknown_keys(metadata: Mapping[str, Any]) -> None:
+    for key in sorted(metadata):
+        if key in SPEC_BY_KEY:
+            continue
+        suggestion = suggest_key(key)
+        if suggestion:
+            raise JudgeConfigError(f"unknown setting {key!r}: did you mean {suggestion!r}? (--metadata)")
+        if key.startswith("judge"):
+            raise JudgeConfigError(f"unknown judge setting {key!r}: valid keys are {sorted(SETTING_KEYS)}")
+
+
 def _check_range(key: str, value: float, low: float, high: float) -> None:
     if not low <= value <= high:
         raise JudgeConfigError(f"{key}={value!r} is out of range: use a value in [{low}, {high}]")
-
-
-def _text(key: str, raw: Any) -> str:
-    if not isinstance(raw, str):
-        raise JudgeConfigError(f"{key}={raw!r}: expected a string")
-    return raw.strip()
-
-
-def _int(key: str, raw: Any) -> int:
-    if isinstance(raw, bool):
-        raise JudgeConfigError(f"{key}={raw!r}: expected an integer")
-    if isinstance(raw, int):
-        return raw
-    if isinstance(raw, float) and raw.is_integer():
-        return int(raw)
-    try:
-        return int(str(raw).strip())
-    except ValueError:
-        raise JudgeConfigError(f"{key}={raw!r}: expected an integer such as 8") from None
-
-
-def _float(key: str, raw: Any) -> float:
-    if isinstance(raw, bool):
-        raise JudgeConfigError(f"{key}={raw!r}: expected a number")
-    try:
-        return float(str(raw).strip()) if isinstance(raw, str) else float(raw)
-    except (TypeError, ValueError):
-        raise JudgeConfigError(f"{key}={raw!r}: expected a number such as 0.5") from None
-
-
-def _optional(inner: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
-    def coerce(key: str, raw: Any) -> Any:
-        if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "none", "null")):
-            return None
-        return inner(key, raw)
-
-    return coerce
-
-
-def _provider(key: str, raw: Any) -> str:
-    if raw is False or raw is None:
-        return "none"
-    value = _text(key, raw).lower()
-    if value in _OFF_WORDS:
-        return "none"
-    if value not in PROVIDERS:
-        raise JudgeConfigError(f"{key}={raw!r}: use 'openai' (any OpenAI-compatible endpoint) or 'none'")
-    return value
-
-
-def _url(key: str, raw: Any) -> str:
-    value = _text(key, raw).rstrip("/")
-    if not value.startswith(("http://", "https://")):
-        raise JudgeConfigError(f"{key}={raw!r}: give an http(s) URL such as http://127.0.0.1:8080/v1")
-    return value
-
-
-def _env_name(key: str, raw: Any) -> str:
-    value = _text(key, raw)
-    if not value or not value.replace("_", "").isalnum():
-        raise JudgeConfigError(f"{key}={raw!r}: give the NAME of an environment variable, e.g. OPENAI_API_KEY")
-    return value
-
-
-def _cache(key: str, raw: Any) -> str | None:
-    if raw is None or raw is False:
-        return None
-    value = _text(key, raw)
-    if value.lower() in _OFF_WORDS:
-        return None
-    return str(Path(value).expanduser())
-
-
-def _effort(key: str, raw: Any) -> str | None:
-    value = _optional(_text)(key, raw)
-    return value.lower() if value else None
-
-
-# metadata key -> (field, environment variable, coercion)
-_SPECS: dict[str, tuple[str, str | None, Callable[[str, Any], Any]]] = {
-    "judge": ("provider", "UTA_JUDGE", _provider),
-    "judge_model": ("model", "UTA_JUDGE_MODEL", _text),
-    "judge_base_url": ("base_url", "UTA_JUDGE_BASE_URL", _url),
-    "judge_api_key_env": ("api_key_env", "UTA_JUDGE_API_KEY_ENV", _env_name),
-    "judge_concurrency": ("concurrency", "UTA_JUDGE_CONCURRENCY", _int),
-    "judge_timeout": ("timeout", "UTA_JUDGE_TIMEOUT", _float),
-    "judge_max_retries": ("max_retries", "UTA_JUDGE_MAX_RETRIES", _int),
-    "judge_backoff_base": ("backoff_base", "UTA_JUDGE_BACKOFF_BASE", _float),
-    "judge_backoff_max": ("backoff_max", "UTA_JUDGE_BACKOFF_MAX", _float),
-    "judge_max_tokens": ("max_tokens", "UTA_JUDGE_MAX_TOKENS", _int),
-    "judge_temperature": ("temperature", "UTA_JUDGE_TEMPERATURE", _optional(_float)),
-    "judge_reasoning_effort": ("reasoning_effort", "UTA_JUDGE_REASONING_EFFORT", _effort),
-    "judge_cache": ("cache", "UTA_JUDGE_CACHE", _cache),
-    "judge_prompt": ("prompt", "UTA_JUDGE_PROMPT", _text),
-}
-
-SETTING_KEYS: tuple[str, ...] = tuple(_SPECS)

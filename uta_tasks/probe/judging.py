@@ -14,11 +14,14 @@ or ``--predict_only``) is not judged: its verdicts stay None.
 from __future__ import annotations
 
 import json
+import logging
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from uta_tasks.probe import reasoning
 from uta_tasks.probe.records import ProbeRecord, ProbeSpec
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from uta_tasks.judge import JudgeItem, JudgeSettings
@@ -83,7 +86,7 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
         records: probe records (with u, u_ref filled in).
         specs: the matching request specs (their ``judge`` settings decide).
     """
-    from uta_tasks.judge import judge_all
+    from uta_tasks.judge import enforce_unjudged_share, format_summary, judge_all
 
     groups: dict[str, list[int]] = defaultdict(list)
     for i, spec in enumerate(specs):
@@ -96,7 +99,9 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
             for slot, item in items(records[i]):
                 slots.append((i, slot))
                 batch.append(item)
-        run = judge_all(batch, _settings(json.loads(key)))
+        settings = _settings(json.loads(key))
+        run = judge_all(batch, settings)
+        log.info("judge run: %s", format_summary(run.summary()))
         for i in indices:
             records[i].judge_usage = {"calls": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
         for (i, slot), verdict, usage in zip(slots, run.verdicts, run.per_item_usage, strict=True):
@@ -107,3 +112,5 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
             totals["cache_hits"] += int(usage.cache_hit and usage.duplicate_of is None)
             totals["input_tokens"] += usage.input_tokens
             totals["output_tokens"] += usage.output_tokens
+        # Every verdict is in the cache by now; a run that judged too little fails here.
+        enforce_unjudged_share(run, settings)

@@ -1,0 +1,95 @@
+"""What a judge run did, in one dict and a few lines, and the ceiling on unjudged items.
+
+A run where every judge call failed used to finish with NaN rates and exit 0. The
+caller (the task) logs :func:`format_summary` at the end of a run and then calls
+:func:`enforce_unjudged_share`, which raises :class:`JudgeUnjudgedError` when the share
+of unjudged items is above ``judge_max_unjudged_share``. By then
+:func:`~uta_tasks.judge.judge_all` has already written every verdict it could to the
+cache, so the rerun after fixing the cause pays only for what is missing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from .errors import JudgeUnjudgedError
+from .reasons import INTERNAL
+
+if TYPE_CHECKING:
+    from .records import JudgeRun
+    from .settings import JudgeSettings
+
+
+def summarize(run: JudgeRun) -> dict[str, Any]:
+    """The run's figures (see :meth:`JudgeRun.summary`).
+
+    Args:
+        run: A finished run.
+    """
+    reasons = Counter(v.reason_code or INTERNAL for v in run.verdicts if not v.judged)
+    return {
+        "items": len(run.verdicts),
+        "unique_items": run.unique_items,
+        "judged": sum(1 for v in run.verdicts if v.judged),
+        "unjudged": sum(reasons.values()),
+        "unjudged_by_reason": dict(sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0]))),
+        "calls": run.calls,
+        "cache_hits": run.cache_hits,
+        "input_tokens": run.input_tokens,
+        "output_tokens": run.output_tokens,
+        "not_persisted": run.not_persisted,
+    }
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """Human lines for the end of a run: totals, then one line per unjudged reason, then
+    the verdicts the cache did not keep (when any).
+
+    Args:
+        summary: :meth:`JudgeRun.summary`.
+
+    Returns:
+        Lines joined by newlines (no trailing newline).
+    """
+    totals = (
+        f"judge: {summary['items']} items ({summary['unique_items']} distinct): {summary['judged']} judged, "
+        f"{summary['unjudged']} unjudged; {summary['calls']} calls, {summary['cache_hits']} cache hits, "
+        f"{summary['input_tokens']} input + {summary['output_tokens']} output tokens"
+    )
+    lines = [totals]
+    for reason, count in summary["unjudged_by_reason"].items():
+        lines.append(f"judge: unjudged {count} ({reason})")
+    if summary["not_persisted"]:
+        lines.append(f"judge: {summary['not_persisted']} verdict(s) not persisted to the cache (a rerun pays again)")
+    return "\n".join(lines)
+
+
+def enforce_unjudged_share(run: JudgeRun, settings: JudgeSettings) -> None:
+    """Fail the run when too many of its items are unjudged.
+
+    Call it after :func:`~uta_tasks.judge.judge_all` returned (every verdict is cached by
+    then). Runs with ``judge=none`` or without items always pass.
+
+    Args:
+        run: The finished run.
+        settings: Its settings (``judge_max_unjudged_share``).
+
+    Raises:
+        JudgeUnjudgedError: The unjudged share is above the setting.
+    """
+    total = len(run.verdicts)
+    if not settings.enabled or total == 0:
+        return
+    summary = summarize(run)
+    share = summary["unjudged"] / total
+    if share <= settings.max_unjudged_share:
+        return
+    reasons = ", ".join(f"{reason} {count}" for reason, count in summary["unjudged_by_reason"].items())
+    where = f"judge_cache={settings.cache!r}" if settings.cache else "no cache (judge_cache=none)"
+    raise JudgeUnjudgedError(
+        f"judge: {summary['unjudged']} of {total} items ({share:.0%}) are unjudged ({reasons}), above "
+        f"judge_max_unjudged_share={settings.max_unjudged_share:g}. The verdicts obtained are saved in {where}; "
+        "fix the cause (see the reasons in the log) and rerun, which pays only for the missing items, "
+        "or raise judge_max_unjudged_share."
+    )
