@@ -2,6 +2,9 @@
 verdicts come from the real judge code path (:func:`uta_tasks.probe.judging.judge_records`,
 the function the live probe calls) against the fault double of ``tests/judge``.
 
+Also the fixtures ``judge_double`` (the double, per session) and ``judge_meta`` (judge
+metadata for it), imported by the conftests of ``tests/annotate`` and ``tests/agreement``.
+
 Layout: ``OUT/<model_sanitized>/results_<date>.json`` and
 ``OUT/<model_sanitized>/samples_<task>_<date>.jsonl``; each sample line holds the doc's
 records as JSON strings in ``filtered_resps[0]``.
@@ -11,10 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
-from uta_tasks.probe import judging, reasoning
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
+
+from fault_server import MODEL, FaultConfig, FaultServer  # noqa: E402
+
+from uta_tasks.probe import judging, reasoning  # noqa: E402
 
 DATE = "2026-04-01T10-00-00.000001"
 TASKS = {  # task -> (benchmark, perturbation)
@@ -83,3 +93,21 @@ def write_run(
                    "config": {"model": "hf", "model_args": f"pretrained={model},dtype=float32"}}
         (folder / f"results_{DATE}.json").write_text(json.dumps(results))
     return folder
+
+
+@pytest.fixture(scope="session")
+def judge_double() -> Iterator[FaultServer]:
+    with FaultServer(FaultConfig()) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def judge_meta(judge_double: FaultServer, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., dict[str, Any]]:
+    """Judge metadata for the fault double; the verdict cache is shared by the session (deterministic replies)."""
+    cache = tmp_path_factory.mktemp("judge") / "judge.sqlite"
+
+    def build(**overrides: Any) -> dict[str, Any]:
+        return {"judge_base_url": judge_double.base_url, "judge_model": MODEL,
+                "judge_cache": str(cache), "judge_max_retries": 0, **overrides}
+
+    return build

@@ -62,7 +62,9 @@ def _selected(browser) -> tuple[str | None, str | None]:
     from selenium.webdriver.common.by import By
 
     labels = [b.get_attribute("data-label") for b in browser.find_elements(By.CSS_SELECTOR, "button.label.selected")]
-    genuine = [b.get_attribute("data-genuine") for b in browser.find_elements(By.CSS_SELECTOR, "button.genuine.selected")]
+    genuine = [
+        b.get_attribute("data-genuine") for b in browser.find_elements(By.CSS_SELECTOR, "button.genuine.selected")
+    ]
     assert len(labels) <= 1 and len(genuine) <= 1
     return (labels[0] if labels else None, genuine[0] if genuine else None)
 

@@ -239,7 +239,8 @@ class FakeBatchAPI:
             if request.get("_fault") == "400":
                 errors.append({"id": entry_id, "custom_id": request["custom_id"], "error": None, "response": {
                     "status_code": 400, "request_id": entry_id,
-                    "body": {"error": {"message": "Unsupported parameter: 'temperature'", "type": "invalid_request_error"}},
+                    "body": {"error": {"message": "Unsupported parameter: 'temperature'",
+                                       "type": "invalid_request_error"}},
                 }})
                 continue
             output.append({"id": entry_id, "custom_id": request["custom_id"], "error": None, "response": {
@@ -349,7 +350,9 @@ def _handler(api: FakeBatchAPI) -> type[BaseHTTPRequestHandler]:
                                                                     "owned_by": "fake"}]})
             if match := re.fullmatch(r"/v1/files/([\w-]+)/content", path):
                 data = api.files.get(match.group(1))
-                return self._send(200, raw=data) if data is not None else self._send(404, {"error": {"message": "no file"}})
+                if data is None:
+                    return self._send(404, {"error": {"message": "no file"}})
+                return self._send(200, raw=data)
             if match := re.fullmatch(r"/v1/batches/([\w-]+)", path):
                 batch = api.retrieve(match.group(1))
                 return self._send(200, batch) if batch else self._send(404, {"error": {"message": "no batch"}})

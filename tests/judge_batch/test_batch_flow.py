@@ -54,7 +54,8 @@ def test_submits_only_uncached_items_split_into_files_and_fills_the_live_cache(
     assert [len(_lines(data)) for data in fake_api.uploaded_inputs()] == [3, 3]
     assert sorted(fake_api.submitted_ids) == sorted({line["custom_id"] for line in sent})
     for line in sent:
-        (item,) = [i for turn, i in by_turn.items() if f"\n{turn}\n<<<END CANDIDATE" in line["body"]["messages"][1]["content"]]
+        prompt = line["body"]["messages"][1]["content"]
+        (item,) = [i for turn, i in by_turn.items() if f"\n{turn}\n<<<END CANDIDATE" in prompt]
         assert line["method"] == "POST" and line["url"] == "/v1/chat/completions"
         assert line["body"] == RequestParams(settings).build(template.render(item))
     # Progress and the token estimate went to the stream.
@@ -125,7 +126,9 @@ def test_invalid_replies_and_request_errors_take_the_fallback(fake_api: FakeBatc
     _check_verdicts(items, run.verdicts)
 
 
-def test_no_wait_returns_pending_items_and_a_rerun_collects_the_same_batch(fake_api: FakeBatchAPI, batch_settings) -> None:
+def test_no_wait_returns_pending_items_and_a_rerun_collects_the_same_batch(
+    fake_api: FakeBatchAPI, batch_settings
+) -> None:
     fake_api.config.step = 1
     items, settings = make_items(4), batch_settings()
     first = judge_batch(items, settings, BatchOptions(wait=False, quiet=True, **FAST))

@@ -28,7 +28,9 @@ log = logging.getLogger(__name__)
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``uta-annotate``."""
-    parser = argparse.ArgumentParser(prog="uta-annotate", description="Blinded human annotation of generated user turns.")
+    parser = argparse.ArgumentParser(
+        prog="uta-annotate", description="Blinded human annotation of generated user turns."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="draw the packet (first time) and serve the annotation page")
     serve.add_argument("paths", nargs="*", help="lm-eval --output_path folders written with --log_samples")
@@ -48,7 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def prepare_packet(db_path: Path, paths: Sequence[str], n: int, seed: int, allocation: str, kinds: Sequence[str]) -> int:
+def prepare_packet(
+    db_path: Path, paths: Sequence[str], n: int, seed: int, allocation: str, kinds: Sequence[str]
+) -> int:
     """Draw and store the packet unless the database holds it already.
 
     Args:

@@ -125,7 +125,9 @@ class AnnotationDB:
             raise AnnotationError(f"{self.path} already holds a packet: use it, or give another --db")
         self._conn.execute("BEGIN IMMEDIATE")
         try:
-            self._conn.executemany("INSERT INTO packet_meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
+            self._conn.executemany(
+                "INSERT INTO packet_meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()]
+            )
             self._conn.executemany(
                 "INSERT INTO packet_items VALUES (?, ?, ?, ?)",
                 [(it.item_id, rank, json.dumps([list(turn) for turn in it.context]), it.user_turn)

@@ -67,14 +67,22 @@ class AnnotationServer:
     """
 
     def __init__(
-        self, db_path: str | Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, on_response: ResponseHook | None = None
+        self,
+        db_path: str | Path,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        on_response: ResponseHook | None = None,
     ) -> None:
         self.db_path = Path(db_path)
         with AnnotationDB(self.db_path) as db:
             if db.size() == 0:
-                raise AnnotationError(f"{self.db_path} holds no packet: draw one first (uta-annotate serve OUTPUT_DIR ...)")
+                raise AnnotationError(
+                    f"{self.db_path} holds no packet: draw one first (uta-annotate serve OUTPUT_DIR ...)"
+                )
         if host not in ("127.0.0.1", "localhost", "::1"):
-            log.warning("annotation server listens on %s: anyone who can reach it can read and annotate the packet", host)
+            log.warning(
+                "annotation server listens on %s: anyone who can reach it can read and annotate the packet", host
+            )
         self._httpd = ThreadingHTTPServer((host, port), _handler(self.db_path, on_response))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -83,7 +91,7 @@ class AnnotationServer:
     def url(self) -> str:
         """The base URL, e.g. ``http://127.0.0.1:8765/``."""
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host!s}:{port}/"
 
     def serve_forever(self) -> None:
         """Serve in the calling thread until interrupted."""
@@ -138,7 +146,8 @@ def _handler(db_path: Path, on_response: ResponseHook | None) -> type[BaseHTTPRe
                 on_response(self.command, self.path, status, body)
 
         def _json(self, status: int, payload: Any) -> None:
-            self._send(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8")
+            body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            self._send(status, body, "application/json; charset=utf-8")
 
         def _error(self, status: int, message: str) -> None:
             self._json(status, {"error": message})

@@ -49,7 +49,9 @@ def find_samples(paths: Sequence[str | Path], task_prefix: str = "uta_") -> list
     for raw in paths:
         root = Path(raw).expanduser()
         if not root.exists():
-            raise FileNotFoundError(f"{root} does not exist: give an lm-eval --output_path folder run with --log_samples")
+            raise FileNotFoundError(
+                f"{root} does not exist: give an lm-eval --output_path folder run with --log_samples"
+            )
         candidates = [root] if root.is_file() else sorted(root.rglob("samples_*.jsonl"))
         hits = 0
         for path in candidates:

@@ -1,6 +1,6 @@
 """The judge items of saved probe records, built exactly as the live judge built them.
 
-:func:`record_items` reuses :mod:`uta_tasks.probe.judging` (no copy of its logic): the
+:func:`record_items` reuses ``uta_tasks.probe.judging._items`` (no copy of its logic): the
 only thing a saved record lacks is the pass-2 history the probe kept in memory
 (``_history``), and the record holds what it was made of: the raw generation ``a`` when
 the role switch passes history ``raw``, else the final answer ``answer``.
@@ -9,6 +9,7 @@ the role switch passes history ``raw``, else the final answer ``answer``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 from uta_tasks.judge import JudgeItem
@@ -58,10 +59,11 @@ def record_items(record: dict[str, Any]) -> list[tuple[str, JudgeItem]]:
         record: A probe record read from a samples file.
     """
     history = record["a"] if record["role_switch"]["history"] == "raw" else record["answer"]
-    return judging._items({**record, "_history": history})  # noqa: SLF001 - reused, not copied
+    pairs = judging._items({**record, "_history": history})  # reused, not copied (private: see the module doc)
+    return [(kind, item) for kind, item in pairs if isinstance(item, JudgeItem)]
 
 
-def sample_items(paths: Sequence[str], kinds: Sequence[str] = ITEM_KINDS) -> list[SampleItem]:
+def sample_items(paths: Sequence[str | Path], kinds: Sequence[str] = ITEM_KINDS) -> list[SampleItem]:
     """Every judge item of the saved samples under ``paths`` (duplicates kept, file order).
 
     Args:
@@ -81,7 +83,8 @@ def sample_items(paths: Sequence[str], kinds: Sequence[str] = ITEM_KINDS) -> lis
                 pairs = record_items(record)
             except (KeyError, TypeError) as exc:
                 raise ValueError(
-                    f"{samples.path} doc {doc_id}: record lacks {exc} of a uta probe record; was it written by uta-tasks?"
+                    f"{samples.path} doc {doc_id}: record lacks {exc} of a uta probe record; "
+                    "was it written by uta-tasks?"
                 ) from None
             for kind, item in pairs:
                 if kind not in kinds:

@@ -171,7 +171,7 @@ def judge_batch(items: Sequence[JudgeItem], settings: JudgeSettings, options: Ba
         if failed and options.fallback:
             progress.say(f"{len(failed)} request(s) failed in batch mode: judging them with live calls")
             run.fallback = judge_all([items[first[key]] for key in failed], settings)
-            live = dict(zip(failed, run.fallback.verdicts))
+            live = dict(zip(failed, run.fallback.verdicts, strict=True))
         run.verdicts = _assemble(keys, prompts, cache, session, live, settings, template)
     return run
 

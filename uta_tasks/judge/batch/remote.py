@@ -10,7 +10,7 @@ recorded.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Literal, TypeVar
 
 import openai
 
@@ -21,7 +21,7 @@ from .requests import ENDPOINT
 
 log = logging.getLogger(__name__)
 
-COMPLETION_WINDOW = "24h"
+COMPLETION_WINDOW: Literal["24h"] = "24h"
 METADATA_KEY = "uta_chunk"
 UPLOAD_TIMEOUT_S = 900.0
 _LIST_PAGE = 100

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Final, Iterable
 
-ENDPOINT = "/v1/chat/completions"
+ENDPOINT: Final = "/v1/chat/completions"
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1000 * 1000  # 200 MB, counted in decimal megabytes to stay on the safe side
 CHARS_PER_TOKEN = 4  # rough estimate for English text; only used for the printed estimate
@@ -70,7 +70,9 @@ def encode_request(key: str, body: dict) -> RequestLine:
     return RequestLine(key=key, data=data, prompt_chars=chars)
 
 
-def split_requests(lines: Iterable[RequestLine], max_requests: int = MAX_REQUESTS, max_bytes: int = MAX_BYTES) -> list[Chunk]:
+def split_requests(
+    lines: Iterable[RequestLine], max_requests: int = MAX_REQUESTS, max_bytes: int = MAX_BYTES
+) -> list[Chunk]:
     """Pack lines, in order, into as few files as the limits allow.
 
     Args:

@@ -248,7 +248,8 @@ class BatchStore:
             Number of keys freed.
         """
         with self._transaction():
-            ids = [row[0] for row in self._conn.execute("SELECT chunk_id FROM batch_chunks WHERE state = ?", (PREPARED,))]
+            rows = self._conn.execute("SELECT chunk_id FROM batch_chunks WHERE state = ?", (PREPARED,))
+            ids = [row[0] for row in rows]
             freed = 0
             for chunk_id in ids:
                 freed += self._conn.execute("DELETE FROM batch_requests WHERE chunk_id = ?", (chunk_id,)).rowcount
