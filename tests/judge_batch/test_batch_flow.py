@@ -85,8 +85,14 @@ def test_files_are_split_at_the_byte_limit(fake_api: FakeBatchAPI, batch_setting
     sizes = [len(data) for data in fake_api.uploaded_inputs()]
     assert len(sizes) == 3 and all(size <= limit for size in sizes)
     assert run.unjudged == 0 and len(set(fake_api.submitted_ids)) == len(fake_api.submitted_ids) == 6
-    with pytest.raises(ValueError, match="over the batch file limit"):
-        judge_batch(make_items(1, prefix="big"), settings, BatchOptions(max_bytes=100, quiet=True, **FAST))
+    calls = fake_api.chat_calls
+    big = make_items(1, prefix="big")  # one request over the limit: never submitted, judged live
+    single = judge_batch(big, settings, BatchOptions(max_bytes=100, quiet=True, **FAST))
+    assert single.submitted == 0 and single.fallback.calls == 1 == fake_api.chat_calls - calls
+    _check_verdicts(big, single.verdicts)
+    options = BatchOptions(max_bytes=100, fallback=False, quiet=True)
+    alone = judge_batch(make_items(1, prefix="bigger"), settings, options)
+    assert "exceeds the batch file limit of 100" in alone.verdicts[0].reason and len(fake_api.batches) == 3
 
 
 @pytest.mark.parametrize("outcome, from_batch", [("expire", 2), ("cancel", 2), ("fail", 0)])

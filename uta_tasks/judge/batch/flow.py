@@ -11,9 +11,10 @@
 4. Poll (``batches.retrieve``, progress on stderr) until every batch is terminal or
    ``max_wait`` passes; download the output and error files of each finished batch,
    validate every reply and write the verdicts to the cache at once.
-5. Requests of expired, failed or cancelled batches, and replies that are not valid
-   verdicts, go to live calls through :func:`uta_tasks.judge.judge_all` (same cache),
-   or stay unjudged with their reason when ``fallback`` is off.
+5. Requests of expired, failed or cancelled batches, replies that are not valid
+   verdicts, and requests too large for one batch file go to live calls through
+   :func:`uta_tasks.judge.judge_all` (same cache), or stay unjudged with their reason
+   when ``fallback`` is off.
 
 A request is never put into two batches. Parameters a model rejects cannot be adjusted
 inside a batch (live calls drop them, see :mod:`uta_tasks.judge.params`): such requests
@@ -27,7 +28,7 @@ import logging
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence, TextIO
+from typing import Any, Iterator, Sequence, TextIO
 
 from ..cache import VerdictCache, cache_key
 from ..errors import JudgeConfigError
@@ -41,7 +42,7 @@ from .collect import TERMINAL, collect
 from .lock import exclusive
 from .progress import Progress
 from .remote import BatchAPI
-from .requests import MAX_BYTES, MAX_REQUESTS, encode_request, estimate_tokens, split_requests
+from .requests import MAX_BYTES, MAX_REQUESTS, RequestLine, encode_request, estimate_tokens, iter_chunks
 from .store import REQ_FAILED, REQ_SUBMITTED, SUBMITTED, UPLOADED, BatchStore, ChunkRow
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,7 @@ class BatchRun:
             "unjudged": self.unjudged,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "estimate": dict(self.estimate),
             "batch_ids": list(self.batch_ids),
         }
 
@@ -166,13 +168,13 @@ def judge_batch(items: Sequence[JudgeItem], settings: JudgeSettings, options: Ba
         finally:
             api.close()
             progress.finish()
-        failed = list(session.reasons(REQ_FAILED))
+        failed = {**session.reasons(REQ_FAILED), **session.oversize}
         live: dict[str, Verdict] = {}
         if failed and options.fallback:
-            progress.say(f"{len(failed)} request(s) failed in batch mode: judging them with live calls")
+            progress.say(f"{len(failed)} request(s) failed or do not fit a batch: judging them with live calls")
             run.fallback = judge_all([items[first[key]] for key in failed], settings)
             live = dict(zip(failed, run.fallback.verdicts, strict=True))
-        run.verdicts = _assemble(keys, prompts, cache, session, live, settings, template)
+        run.verdicts = _assemble(keys, prompts, cache, session, failed, live, settings, template)
     return run
 
 
@@ -193,6 +195,7 @@ class _Session:
         self.settings, self.options, self.template = settings, options, template
         self.prompts, self.cache, self.store, self.api, self.progress = prompts, cache, store, api, progress
         self.fresh: set[str] = set()
+        self.oversize: dict[str, str] = {}
         self._visited: set[str] = set()
         self._statuses: dict[str, str] = {}
 
@@ -238,16 +241,30 @@ class _Session:
 
     def _submit(self, new: list[str], run: BatchRun) -> None:
         params = RequestParams(self.settings)
-        lines = [encode_request(key, params.build(self.prompts[key])) for key in new]
-        run.estimate = estimate_tokens(lines, self.settings.max_tokens)
-        for chunk in split_requests(lines, self.options.max_requests, self.options.max_bytes):
+        limit = self.options.max_bytes
+
+        def fitting() -> Iterator[RequestLine]:
+            for key in new:
+                line = encode_request(key, params.build(self.prompts[key]))
+                if len(line.data) <= limit:
+                    yield line
+                else:  # never submitted; judged with a live call (or left unjudged)
+                    size = len(line.data)
+                    self.oversize[key] = f"request of {size:,} bytes exceeds the batch file limit of {limit:,}"
+
+        lines = fitting()
+        prompt_chars = 0
+        for chunk in iter_chunks(lines, self.options.max_requests, self.options.max_bytes):
             chunk_id = "uta-" + hashlib.sha256("\n".join(chunk.keys).encode()).hexdigest()[:24]
             self.store.add_chunk(chunk_id, chunk.keys, chunk.n_bytes, self.settings.base_url, self.settings.model)
             file_id = self.api.upload(f"{chunk_id}.jsonl", chunk.content())
             self.store.set_uploaded(chunk_id, file_id)
             batch_id = self._create(chunk_id, file_id, resumed=False)
+            self.progress.say(f"created batch {batch_id}: {len(chunk.lines)} request(s), {chunk.n_bytes:,} bytes")
             run.new_batch_ids.append(batch_id)
             run.submitted += len(chunk.lines)
+            prompt_chars += sum(line.prompt_chars for line in chunk.lines)
+        run.estimate = estimate_tokens(run.submitted, prompt_chars, self.settings.max_tokens)
         if run.new_batch_ids:
             self.progress.say(
                 f"submitted {run.submitted} request(s) in {len(run.new_batch_ids)} batch(es): "
@@ -314,13 +331,13 @@ def _assemble(
     prompts: dict[str, list[dict[str, str]]],
     cache: VerdictCache,
     session: _Session,
+    failed: dict[str, str],
     live: dict[str, Verdict],
     settings: JudgeSettings,
     template: PromptTemplate,
 ) -> list[Verdict]:
     stored = cache.get_many(prompts)
     pending = session.reasons(REQ_SUBMITTED)
-    failed = session.reasons(REQ_FAILED)
     verdicts: list[Verdict] = []
     for key in keys:
         if key in stored:

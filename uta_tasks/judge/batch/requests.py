@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Final, Iterable
+from typing import Final, Iterable, Iterator
 
 ENDPOINT: Final = "/v1/chat/completions"
 MAX_REQUESTS = 50_000
@@ -70,10 +70,10 @@ def encode_request(key: str, body: dict) -> RequestLine:
     return RequestLine(key=key, data=data, prompt_chars=chars)
 
 
-def split_requests(
+def iter_chunks(
     lines: Iterable[RequestLine], max_requests: int = MAX_REQUESTS, max_bytes: int = MAX_BYTES
-) -> list[Chunk]:
-    """Pack lines, in order, into as few files as the limits allow.
+) -> Iterator[Chunk]:
+    """Pack lines, in order, into files at the limits (lazily: one file in memory at a time).
 
     Args:
         lines: The encoded requests.
@@ -85,7 +85,6 @@ def split_requests(
     """
     if max_requests < 1 or max_bytes < 1:
         raise ValueError(f"batch limits must be positive, got max_requests={max_requests}, max_bytes={max_bytes}")
-    chunks: list[Chunk] = []
     current = Chunk()
     for line in lines:
         size = len(line.data)
@@ -95,30 +94,28 @@ def split_requests(
                 "judge it with live calls (uta_tasks.judge.judge_all) instead"
             )
         if current.lines and (len(current.lines) >= max_requests or current.n_bytes + size > max_bytes):
-            chunks.append(current)
+            yield current
             current = Chunk()
         current.lines.append(line)
         current.n_bytes += size
     if current.lines:
-        chunks.append(current)
-    return chunks
+        yield current
 
 
-def estimate_tokens(lines: Iterable[RequestLine], max_tokens: int) -> dict[str, int]:
+def estimate_tokens(requests: int, prompt_chars: int, max_tokens: int) -> dict[str, int]:
     """A rough token estimate of a submission (printed before polling).
 
     Args:
-        lines: The requests.
+        requests: Requests submitted.
+        prompt_chars: Characters of their prompts.
         max_tokens: ``judge_max_tokens``, the completion limit per request.
 
     Returns:
         ``requests``, ``input_tokens_estimate`` (prompt characters / 4) and
         ``output_tokens_max`` (requests x ``max_tokens``).
     """
-    lines = list(lines)
-    chars = sum(line.prompt_chars for line in lines)
     return {
-        "requests": len(lines),
-        "input_tokens_estimate": -(-chars // CHARS_PER_TOKEN),
-        "output_tokens_max": len(lines) * max_tokens,
+        "requests": requests,
+        "input_tokens_estimate": -(-prompt_chars // CHARS_PER_TOKEN),
+        "output_tokens_max": requests * max_tokens,
     }
