@@ -22,6 +22,8 @@ Behaviour, deterministic and driven by :class:`FakeConfig`:
   holds its response until :meth:`FakeBatchAPI.release` (or ``hold_seconds``), so a
   test can kill a client between the remote create and its local record.
 - ``fail_create_at``: the n-th create answers HTTP 500 without creating anything.
+- ``batch_api=False``: ``/v1/files`` and ``/v1/batches`` answer 404, like a server that
+  only offers chat completions.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class FakeConfig:
     hold_create_at: int | None = None
     hold_seconds: float = 30.0
     fail_create_at: int | None = None
+    batch_api: bool = True  # False: answer 404 on /files and /batches, like a chat-only server
 
 
 @dataclass
@@ -364,6 +367,8 @@ def _handler(api: FakeBatchAPI) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             path = urlparse(self.path).path.rstrip("/")
             raw = self._body()
+            if not api.config.batch_api and path.startswith(("/v1/files", "/v1/batches")):
+                return self._send(404, {"error": {"message": f"File Not Found: {path}"}})
             if path == "/v1/files":
                 return self._send(200, api.upload(_multipart_file(self.headers.get("Content-Type", ""), raw)))
             body = json.loads(raw or b"{}")

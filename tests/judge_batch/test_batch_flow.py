@@ -186,3 +186,9 @@ def test_the_api_key_lands_nowhere(fake_api: FakeBatchAPI, batch_settings, monke
     texts = [stream.getvalue(), json.dumps([v.to_dict() for v in run.verdicts])]
     texts += [p.read_bytes().decode("latin-1") for p in tmp_path.iterdir() if p.is_file()]
     assert not any(secret in text for text in texts)
+
+
+def test_an_endpoint_without_the_batch_api_is_named(fake_api: FakeBatchAPI, batch_settings) -> None:
+    fake_api.config.batch_api = False
+    with pytest.raises(BatchAPIError, match="does not offer the Files/Batches API.*live calls"):
+        judge_batch(make_items(2), batch_settings(), BatchOptions(quiet=True, **FAST))

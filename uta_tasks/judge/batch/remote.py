@@ -136,6 +136,11 @@ class BatchAPI:
             return call()
         except openai.OpenAIError as exc:
             message = redact(f"{type(exc).__name__}: {exc}", self._secret)
+            if isinstance(exc, openai.APIStatusError) and exc.status_code in (404, 405, 501):
+                raise BatchAPIError(
+                    f"judge batch: {self._base_url} does not offer the Files/Batches API (could not {what}: "
+                    f"{message}). Batch mode needs the OpenAI API; judge this endpoint with live calls instead."
+                ) from None
             raise BatchAPIError(
                 f"judge batch: could not {what} at {self._base_url} ({message}). Nothing was lost: fix the "
                 "cause and rerun the same command to resume."
