@@ -1,0 +1,127 @@
+"""Find ``samples_<task>_<date>.jsonl`` files and the model that wrote them.
+
+lm-eval writes, per run, ``OUTPUT/<model_name_sanitized>/results_<date>.json`` and one
+``samples_<task>_<date>.jsonl`` per task beside it. The model of a samples file is the
+``model_name`` of the results file with the same ``<date>`` (else the model named in
+its ``config.model_args``); without a results file, the folder name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+_MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+
+
+@dataclass(frozen=True)
+class SamplesFile:
+    """One logged-samples file of one task.
+
+    Attributes:
+        path: The ``.jsonl`` file.
+        task: Task name from the file name.
+        date: lm-eval's run date id from the file name.
+        model: Model under test (see module docstring).
+    """
+
+    path: Path
+    task: str
+    date: str
+    model: str
+
+
+def find_samples(paths: Sequence[str | Path], task_prefix: str = "uta_") -> list[SamplesFile]:
+    """All samples files under the given folders (or files), sorted by path.
+
+    Args:
+        paths: lm-eval ``--output_path`` folders, model sub-folders or samples files.
+        task_prefix: Only tasks whose name starts with it (the probe's tasks).
+
+    Raises:
+        FileNotFoundError: A path does not exist or holds no samples file of a uta task.
+    """
+    found: dict[Path, SamplesFile] = {}
+    for raw in paths:
+        root = Path(raw).expanduser()
+        if not root.exists():
+            raise FileNotFoundError(
+                f"{root} does not exist: give an lm-eval --output_path folder run with --log_samples"
+            )
+        candidates = [root] if root.is_file() else sorted(root.rglob("samples_*.jsonl"))
+        hits = 0
+        for path in candidates:
+            match = _SAMPLES.match(path.name)
+            if match is None or not match["task"].startswith(task_prefix):
+                continue
+            hits += 1
+            resolved = path.resolve()
+            found[resolved] = SamplesFile(resolved, match["task"], match["date"], _model_of(resolved, match["date"]))
+        if hits == 0:
+            raise FileNotFoundError(
+                f"{root} holds no samples_{task_prefix}*_<date>.jsonl file: run lm-eval (or uta-eval) with "
+                "--log_samples --output_path there"
+            )
+    return [found[key] for key in sorted(found)]
+
+
+def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """The probe records of a samples file.
+
+    Args:
+        samples: The file.
+
+    Yields:
+        ``(doc_id, repeat, record)``; the record is ``json.loads`` of each element of the
+        sample's ``filtered_resps[0]``.
+
+    Raises:
+        ValueError: A line is not a logged uta sample; the message names file and line.
+    """
+    with samples.path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                sample = json.loads(line)
+                responses = sample["filtered_resps"][0]
+                records = [json.loads(text) for text in responses]
+            except (ValueError, KeyError, IndexError, TypeError) as exc:
+                raise ValueError(
+                    f"{samples.path}:{number} is not a logged uta sample ({exc}): expected filtered_resps[0] "
+                    "to hold the probe records as JSON strings"
+                ) from None
+            for repeat, record in enumerate(records):
+                yield int(sample.get("doc_id", number - 1)), repeat, record
+
+
+def _model_of(samples_path: Path, date: str) -> str:
+    results = samples_path.parent / f"results_{date}.json"
+    if results.is_file():
+        try:
+            data = json.loads(results.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ValueError(f"{results} is not valid JSON ({exc}): rerun lm-eval or remove the file") from None
+        name = data.get("model_name") or _from_model_args((data.get("config") or {}).get("model_args"))
+        if name:
+            return str(name)
+    return samples_path.parent.name
+
+
+def _from_model_args(model_args: Any) -> str | None:
+    if isinstance(model_args, dict):
+        for key in _MODEL_ARG_KEYS:
+            if key in model_args:
+                return str(model_args[key])
+        return None
+    if isinstance(model_args, str):
+        pairs = dict(part.split("=", 1) for part in model_args.split(",") if "=" in part)
+        for key in _MODEL_ARG_KEYS:
+            if key in pairs:
+                return pairs[key]
+    return None
