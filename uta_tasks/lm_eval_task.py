@@ -52,13 +52,14 @@ def _check_keys(task: str, meta: dict) -> None:
     import difflib
 
     from uta_tasks.datasets import BENCHMARKS
+    from uta_tasks.judge import suggest_key
 
     known = [*_TASK_KEYS, *(f"{b}_{s}" for b in BENCHMARKS for s in ("data_files", "dataset_path", "unverifiable"))]
     for key in meta:
         if key in known or key.startswith("judge"):
             continue
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.85)
-        if close:
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.85) or [suggest_key(key)]
+        if close[0]:
             raise UTATaskError(f"{task}: --metadata key {key!r} is not a uta setting; did you mean {close[0]!r}?")
 
 
