@@ -323,6 +323,21 @@ def builtin_task_module(name: str) -> Any:
     return importlib.import_module(f"lm_eval.tasks.{name}")
 
 
+def stderr(aggregation: Callable[[list], float], values: Sequence[float], iters: int) -> Any:
+    """lm-eval's standard error of an aggregation (``api.metrics.stderr_for_metric``),
+    ``"N/A"`` where lm-eval gives none, as in its results files.
+
+    Args:
+        aggregation: the aggregation function.
+        values: per-doc values.
+        iters: bootstrap iterations.
+    """
+    from lm_eval.api.metrics import stderr_for_metric
+
+    fn = stderr_for_metric(metric=aggregation, bootstrap_iters=iters)
+    return fn(list(values)) if fn is not None and len(values) > 1 else "N/A"
+
+
 def task_manager_class() -> type:
     """``lm_eval.tasks.TaskManager``."""
     return importlib.import_module("lm_eval.tasks").TaskManager

@@ -1,0 +1,7 @@
+"""Judge saved samples again, without the model: ``uta-rejudge`` and :func:`rejudge`."""
+
+from __future__ import annotations
+
+from .run import RejudgedTask, rejudge
+
+__all__ = ["RejudgedTask", "rejudge"]

@@ -1,0 +1,53 @@
+"""``uta-rejudge OUTPUT_DIR... --metadata '{"judge_model": ...}' --output_path DIR``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+log = logging.getLogger("uta_tasks.rejudge")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``uta-rejudge``; returns the exit code."""
+    parser = argparse.ArgumentParser(
+        prog="uta-rejudge",
+        description="Judge the user turns of saved lm-eval samples again (no model needed) and recompute the metrics.",
+    )
+    parser.add_argument("paths", nargs="+", type=Path, help="lm-eval --output_path folders written with --log_samples")
+    parser.add_argument("--metadata", default="{}", help="judge settings as JSON, the same keys as lm_eval --metadata")
+    parser.add_argument("--output_path", type=Path, required=True, help="where the new results and samples go")
+    parser.add_argument("--bootstrap_iters", type=int, default=100000, help="as lm_eval's (default: %(default)s)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[uta-rejudge] %(message)s", stream=sys.stderr)
+    try:
+        metadata = json.loads(args.metadata)
+    except ValueError as exc:
+        parser.error(f"--metadata is not JSON ({exc})")
+    if not isinstance(metadata, dict):
+        parser.error("--metadata must be a JSON object")
+    from uta_tasks.judge import JudgeConfigError, JudgeUnjudgedError
+
+    from .run import rejudge, write
+
+    try:
+        tasks = rejudge(args.paths, metadata, bootstrap_iters=args.bootstrap_iters)
+    except (JudgeConfigError, FileNotFoundError, ValueError, JudgeUnjudgedError) as exc:
+        log.error("%s", exc)
+        return 2
+    date = time.strftime("%Y-%m-%dT%H-%M-%S")
+    path = write(tasks, args.output_path, metadata, date)
+    for task in tasks:
+        rate = task.metrics.get("genuine_followup,none")
+        log.info("%s: genuine_followup=%s judge_calls=%s", task.task, rate, task.metrics.get("judge_calls,none"))
+    log.info("results: %s", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
