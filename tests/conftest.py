@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -14,7 +16,9 @@ def smollm2_dir():
 
 
 @pytest.fixture(scope="session")
-def smollm2_tokenizer(smollm2_dir):
+def smollm2_tokenizer():
+    """SmolLM2's tokenizer and chat template as shipped under tests/fixtures/tokenizers (equal to
+    the prepared model's: tests/probe/test_tokenizer_fixture.py); needs no torch."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(smollm2_dir)
+    return AutoTokenizer.from_pretrained(Path(__file__).resolve().parent / "fixtures" / "tokenizers" / "smollm2")

@@ -37,7 +37,7 @@ def test_metric_table_decides_aggregation_and_direction():
     assert specs["label_plausible_followup"].higher_is_better and not specs["label_meta_planning"].higher_is_better
     assert specs["unjudged"].aggregation([1.0, 2.0]) == 3.0
     off = {m.name for m in metrics_for(TaskShape("none", judged=False, held_out=False, primary=None), {})}
-    assert off == set(), "judge off and unperturbed: no probe metric"
+    assert off == {"answer_incomplete", "overlong"}, "judge off and unperturbed: no follow-up metric"
 
 
 def test_modules_stay_small():

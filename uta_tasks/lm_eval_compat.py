@@ -169,11 +169,7 @@ def make_instance(
 
 
 def backend_instance(arguments: tuple[str, dict]) -> Any:
-    """A ``generate_until`` Instance for a model's own ``generate_until``.
-
-    Args:
-        arguments: ``(prompt, gen_kwargs)``.
-    """
+    """A ``generate_until`` Instance of ``arguments = (prompt, gen_kwargs)``."""
     return make_instance("generate_until", {}, arguments, task_name="uta", doc_id=0, repeats=1)
 
 
@@ -192,6 +188,39 @@ def install_request_method(name: str, method: Callable) -> None:
         setattr(LM, name, method)
 
 
+def chat_template_args(lm: Any) -> dict[str, Any]:
+    """The chat-template arguments an lm-eval model renders with (``hf``: its
+    ``chat_template_args``, ``enable_thinking`` folded in; ``vllm``: ``chat_template_args``
+    plus ``enable_thinking`` when set).
+
+    Args:
+        lm: the lm-eval model.
+    """
+    args = dict(getattr(lm, "chat_template_args", None) or {})
+    thinking = getattr(lm, "enable_thinking", None)
+    if thinking is not None:
+        args.setdefault("enable_thinking", thinking)
+    return args
+
+
+def think_end_token(lm: Any) -> Any:
+    """``think_end_token`` of model ``lm`` (it makes lm-eval strip reasoning from outputs)."""
+    return getattr(lm, "think_end_token", None)
+
+
+def max_length(lm: Any) -> int | None:
+    """The model's maximum length (prompt + generation) as lm-eval uses it, or None.
+
+    Args:
+        lm: the lm-eval model (``hf`` and ``vllm`` have a ``max_length`` property).
+    """
+    try:
+        value = getattr(lm, "max_length", None)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return int(value) if isinstance(value, int) and value > 0 else None
+
+
 def request_cache_key(prompt: str, gen_kwargs: dict) -> str:
     """The key lm-eval's ``--use_cache`` gives a ``generate_until`` request.
 
@@ -205,11 +234,7 @@ def request_cache_key(prompt: str, gen_kwargs: dict) -> str:
 
 
 def request_cache(lm: Any) -> Any:
-    """lm-eval's request cache of a model (``lm.cache_hook.dbdict``), or None.
-
-    Args:
-        lm: the lm-eval model.
-    """
+    """lm-eval's request cache of model ``lm`` (``lm.cache_hook.dbdict``), or None."""
     return getattr(getattr(lm, "cache_hook", None), "dbdict", None)
 
 
@@ -225,11 +250,7 @@ def load_task_yaml(path: Path) -> dict[str, Any]:
 
 
 def builtin_task_dir(name: str) -> Path:
-    """The folder of a task that ships with lm-eval (``lm_eval/tasks/<name>``).
-
-    Args:
-        name: e.g. ``gsm8k``.
-    """
+    """The folder ``lm_eval/tasks/<name>`` of a task that ships with lm-eval."""
     import lm_eval
 
     return Path(lm_eval.__file__).parent / "tasks" / name
@@ -292,22 +313,14 @@ def apply_template(template: str, doc: dict) -> str:
 
 
 def mean(values: Sequence[float]) -> float:
-    """lm-eval's ``mean`` aggregation.
-
-    Args:
-        values: per-doc values.
-    """
+    """lm-eval's ``mean`` aggregation of per-doc ``values``."""
     from lm_eval.api.metrics import mean as lm_mean
 
     return float(lm_mean(values))
 
 
 def nanmean(values: Sequence[float]) -> float:
-    """lm-eval's ``nanmean`` aggregation (NaN, i.e. unjudged, docs left out).
-
-    Args:
-        values: per-doc values.
-    """
+    """lm-eval's ``nanmean`` of per-doc ``values`` (NaN, i.e. unjudged, docs left out)."""
     from lm_eval.api.metrics import nanmean as lm_nanmean
 
     return float(lm_nanmean(values))

@@ -24,6 +24,7 @@ from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import hook
+from uta_tasks.probe.budget import OVERLONG_CHOICES
 from uta_tasks.probe.perturb import PERTURBATIONS
 from uta_tasks.probe.records import DEFAULT_USER_MAX_GEN_TOKS, REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 
@@ -34,7 +35,7 @@ class UTATaskError(ValueError):
 
 # Metadata keys of the uta tasks besides judge_* (lm-eval adds its own, e.g. model args).
 _TASK_KEYS = ("role_switch", "question_seed", "user_max_gen_toks", "uta_benchmark", "uta_perturbation",
-              "data_hub_timeout")
+              "data_hub_timeout", "overlong", "question_pool")
 
 
 def _judge_metadata(meta: dict) -> dict | None:
@@ -119,6 +120,12 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             raise UTATaskError(f"{self.config.task}: --metadata {key}={value} must be a positive number of tokens")
         return value
 
+    def _choice(self, key: str, choices: tuple[str, ...]) -> str:
+        value = str(self._meta.get(key, choices[0]))
+        if value not in choices:
+            raise UTATaskError(f"{self.config.task}: --metadata {key}={value!r} is not one of {choices}")
+        return value
+
     def override_metric(self, metric_name: str) -> None:
         """lm-eval calls this with ``bypass`` for ``--predict_only``: no judge, no scores.
 
@@ -160,6 +167,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
                 "give --limit N with N >= 1, or leave --limit out to run everything on purpose."
             )
         self._positive_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS)
+        self._choice("overlong", OVERLONG_CHOICES)
         self._system_instruction = system_instruction
         return super().build_all_requests(*args, system_instruction=system_instruction, **kwargs)
 
@@ -181,6 +189,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             judge=None if self._predict_only else self._judge,
             given_answer=bench.given_answer(doc) if bench.given_answer else None,
             reference_user_turn=bench.reference_user_turn(doc) if bench.reference_user_turn else None,
+            overlong=self._choice("overlong", OVERLONG_CHOICES),
         )
 
     def construct_requests(self, doc: dict, ctx: Any, **kwargs: Any) -> Any:

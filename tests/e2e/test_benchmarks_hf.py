@@ -20,7 +20,7 @@ def test_gsm8k_and_gpqa_from_local_files_report_accuracy(lm):
     }
     results = evaluate(lm, ["uta_gsm8k_trunc", "uta_gpqa_diamond"], metadata=meta, limit=2)
     gsm = results["results"]["uta_gsm8k_trunc"]
-    assert 0.0 <= gsm["exact_match_flexible,none"] <= 1.0 and "pct_changed,none" in gsm
+    assert 0.0 <= gsm["exact_match_flexible,none"] <= 1.0 and "share_changed,none" in gsm
     assert 0.0 <= results["results"]["uta_gpqa_diamond"]["exact_match,none"] <= 1.0
     for r in records(results, "uta_gpqa_diamond"):
         assert "(A)" in r["q"] or "A)" in r["q"]  # the lettered options reach the model

@@ -65,7 +65,7 @@ def test_judged_run_reports_metrics_and_rerun_pays_nothing(tmp_path, judge_url, 
         calls += m["judge_calls,none"]
         assert m["unjudged,none"] >= 0
     for task in IFBENCH[1:]:
-        for key in ("genuine_followup_base", "genuine_followup_diff", "pct_changed"):
+        for key in ("genuine_followup_base", "genuine_followup_diff", "share_changed"):
             assert f"{key},none" in results[task]
     assert "trunc_emptied,none" in results["uta_ifbench_trunc"]
     assert calls > 0

@@ -83,7 +83,7 @@ def test_summary_table_reads_lm_eval_results() -> None:
                 "prompt_level_strict_acc,none": 0.25,
                 "genuine_followup,none": 0.5,
                 "genuine_followup_base,none": 0.0,
-                "pct_changed,none": 75.0,
+                "share_changed,none": 0.75,
                 "label_plausible_followup,none": 0.5,
                 "label_previous_turn_restate,none": 0.25,
                 "unjudged,none": 1.0,
@@ -96,7 +96,7 @@ def test_summary_table_reads_lm_eval_results() -> None:
     table = quickstart.summary_table(results).splitlines()
     assert table[0].split()[:2] == ["task", "n"]
     row = table[2].split()
-    assert row[:6] == ["uta_ifbench_trunc", "4", "25.0", "50.0", "0.0", "75"]
+    assert row[:6] == ["uta_ifbench_trunc", "4", "25.0", "50.0", "0.0", "75.0"]
     assert "plausible_followup" in table[2]
     assert len(table) == 3  # the group row is left out
 

@@ -12,19 +12,25 @@ from typing import Any
 from lm_eval.api.model import LM
 
 TOKENIZERS = Path(__file__).resolve().parents[1] / "fixtures" / "tokenizers"
+TEMPLATES = Path(__file__).resolve().parents[1] / "fixtures" / "chat_templates"
 
 Script = Callable[[str, dict], str]
 
 
-def load_tokenizer(name: str = "smollm2") -> Any:
-    """A tokenizer shipped under ``tests/fixtures/tokenizers``.
+def load_tokenizer(name: str = "smollm2", template: str | None = None) -> Any:
+    """A tokenizer shipped under ``tests/fixtures/tokenizers``, optionally with another chat
+    template from ``tests/fixtures/chat_templates`` (``qwen_think``, ``harmony``, ``glm``).
 
     Args:
         name: its folder.
+        template: a template file name without ``.jinja``.
     """
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(str(TOKENIZERS / name))
+    tokenizer = AutoTokenizer.from_pretrained(str(TOKENIZERS / name))
+    if template is not None:
+        tokenizer.chat_template = (TEMPLATES / f"{template}.jinja").read_text()
+    return tokenizer
 
 
 def chatml_script(prompt: str, gen_kwargs: dict) -> str:
@@ -52,11 +58,15 @@ class ScriptedLM(LM):
         script: ``(prompt, gen_kwargs) -> text``.
     """
 
-    def __init__(self, tokenizer: Any, script: Script = chatml_script) -> None:
+    def __init__(self, tokenizer: Any, script: Script = chatml_script, **attributes: Any) -> None:
         super().__init__()
         self.tokenizer = tokenizer
         self.script = script
         self.calls: list[list[tuple[str, dict]]] = []
+        # lm-eval model attributes the probe reads: chat_template_args, enable_thinking,
+        # think_end_token, max_length.
+        for name, value in attributes.items():
+            setattr(self, name, value)
 
     def generate_until(self, requests: list, disable_tqdm: bool = False) -> list[str]:
         batch = [(r.args[0], dict(r.args[1])) for r in requests]

@@ -33,7 +33,7 @@ def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_
     assert base["genuine_followup,none"] == 0.0 and base["label_previous_turn_restate,none"] == 1.0
     assert trunc["genuine_followup,none"] == 1.0 and trunc["label_plausible_followup,none"] == 1.0
     assert trunc["genuine_followup_base,none"] == 0.0 and trunc["genuine_followup_diff,none"] == 1.0
-    assert trunc["pct_changed,none"] == 100.0 and trunc["unjudged,none"] == 0.0
+    assert trunc["share_changed,none"] == 1.0 and trunc["unjudged,none"] == 0.0
     # 3 "Thanks." items (shared by both tasks) + 3 truncated ones: 6 distinct judge calls
     # (the preflight's one test completion carries no candidate turn).
     assert base["judge_calls,none"] + trunc["judge_calls,none"] == 6 == len(_item_calls(judge_server))

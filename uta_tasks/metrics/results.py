@@ -47,15 +47,24 @@ def _unjudged(verdicts: Verdicts) -> int:
     return sum(1 for v in verdicts if v is not None and v.get("status") != "judged")
 
 
-def perturbation_metrics(records: list[ProbeRecord]) -> dict[str, float]:
-    """Metrics of a perturbed task that need no judge.
+def _sampled(record: ProbeRecord) -> bool:
+    from uta_tasks.probe.backend import is_greedy
+
+    return not is_greedy(record.generation.get("user") or {})
+
+
+def generation_metrics(records: list[ProbeRecord]) -> dict[str, float]:
+    """Metrics that need no judge: perturbation effects and answer completeness.
+
+    ``share_changed`` compares u with u_ref: at T > 0 they are independent samples, so
+    their difference says nothing about the perturbation and the value is NaN.
 
     Args:
         records: the doc's probe records (k repeats).
     """
-    out: dict[str, float] = {}
+    out: dict[str, float] = {"answer_incomplete": float(np.mean([r.answer_incomplete for r in records]))}
     if records[0].perturbed:
-        out["pct_changed"] = 100.0 * float(np.mean([r.u != r.u_ref for r in records]))
+        out["share_changed"] = NAN if _sampled(records[0]) else float(np.mean([r.u != r.u_ref for r in records]))
     if records[0].perturbation == "trunc":
         out["trunc_emptied"] = float(any((r.truncation or {}).get("emptied") for r in records))
     return out
@@ -69,22 +78,30 @@ def follow_up_metrics(records: list[ProbeRecord]) -> dict[str, float]:
     """
     verdicts = [r.verdict for r in records]
     rate = _genuine(verdicts)
+    complete = [r.verdict for r in records if not r.answer_incomplete]
     out: dict[str, float] = {
         "genuine_followup": rate,
         "genuine_pass_at_k": rate if math.isnan(rate) else float(rate > 0),
     }
     for label in LABELS:
         out[f"label_{label}"] = _rate(verdicts, _has_label(label))
+    out["genuine_followup_complete"] = _genuine(complete)
     all_verdicts = [v for r in records for v in r.verdicts().values()]
     out["unjudged"] = float(_unjudged(all_verdicts))
+    out["n_judged"], out["n_unjudged"] = float(len(_judged(verdicts))), float(_unjudged(verdicts))
     usage = [r.judge_usage or {} for r in records]
     for key in USAGE_KEYS:
         out[f"judge_{key}"] = float(sum(int(u.get(key, 0)) for u in usage))
     if records[0].perturbed:
-        out["genuine_followup_base"] = _genuine([r.verdict_ref for r in records])
-        out["genuine_followup_diff"] = out["genuine_followup"] - out["genuine_followup_base"]
+        refs = [r.verdict_ref for r in records]
+        out["n_judged_base"], out["n_unjudged_base"] = float(len(_judged(refs))), float(_unjudged(refs))
+        paired = [r for r in records if _judged([r.verdict]) and _judged([r.verdict_ref])]
+        out["genuine_followup_base"] = _genuine([r.verdict_ref for r in paired]) if _judged(verdicts) else NAN
+        out["genuine_followup_diff"] = _genuine([r.verdict for r in paired]) - out["genuine_followup_base"]
     if records[0].reference_user_turn is not None:
-        out["genuine_followup_reference"] = _genuine([r.verdict_reference for r in records])
+        refs = [r.verdict_reference for r in records]
+        out["genuine_followup_reference"] = _genuine(refs)
+        out["n_judged_reference"], out["n_unjudged_reference"] = float(len(_judged(refs))), float(_unjudged(refs))
     return out
 
 
@@ -101,7 +118,7 @@ def accuracy_metrics(
     Returns:
         The doc's accuracy metrics, and each repeat's own scores.
     """
-    per_repeat = [score(doc, r.answer) for r in records]
+    per_repeat = [_wrong(score(doc, r.answer)) if r.answer_incomplete else score(doc, r.answer) for r in records]
     out: dict[str, Any] = {}
     for key in per_repeat[0]:
         values = [s[key] for s in per_repeat]
@@ -110,6 +127,11 @@ def accuracy_metrics(
         else:
             out[key] = float(np.mean([float(v) for v in values]))
     return out, per_repeat
+
+
+def _wrong(scores: dict[str, Any]) -> dict[str, Any]:
+    """An incomplete answer's scores: every check failed (it has no final answer to grade)."""
+    return {k: [False] * len(v) if isinstance(v, list) else 0.0 for k, v in scores.items()}
 
 
 def conditioned(records: list[ProbeRecord], per_repeat: list[dict[str, Any]], primary: str) -> dict[str, float]:
@@ -144,12 +166,24 @@ def doc_metrics(
         primary: the benchmark's correctness metric, None when held-out.
     """
     names = {m.name for m in specs}
-    values: dict[str, Any] = {}
+    dropped = sum(1 for r in records if r.overlong)
+    records = [r for r in records if not r.overlong]
+    if not records:  # every repeat over-long: counted, and out of every other metric
+        return {m.name: float(dropped) if m.name == "overlong" else _missing(m) for m in specs}
+    values: dict[str, Any] = {"overlong": float(dropped)}
     accuracy, per_repeat = accuracy_metrics(doc, records, score)
     values.update(accuracy)
-    values.update(perturbation_metrics(records))
+    values.update(generation_metrics(records))
     if "genuine_followup" in names:
         values.update(follow_up_metrics(records))
         if primary is not None:
             values.update(conditioned(records, per_repeat, primary))
-    return {name: values.get(name, NAN) for name in (m.name for m in specs)}
+    return {m.name: values.get(m.name, _missing(m)) for m in specs}
+
+
+def _missing(spec: MetricSpec) -> Any:
+    """The value of a metric that does not exist for a doc: 0 for counts, NaN otherwise
+    (instruction-level accuracies take an empty list)."""
+    if spec.aggregation_name == "sum":
+        return 0.0
+    return [] if spec.name.startswith("inst_level") else NAN

@@ -18,7 +18,7 @@ from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.judge.labels import LABELS
-from uta_tasks.metrics.aggregate import total
+from uta_tasks.metrics.aggregate import skipping_dropped, total
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,14 @@ def _judged_with_accuracy(shape: TaskShape) -> bool:
     return shape.judged and shape.primary is not None
 
 
+def _generated(shape: TaskShape) -> bool:
+    return not shape.held_out
+
+
+def _judged_generated(shape: TaskShape) -> bool:
+    return shape.judged and not shape.held_out
+
+
 def _rate(name: str, applies: Callable[[TaskShape], bool], meaning: str, higher: bool = True) -> MetricSpec:
     return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning)
 
@@ -101,21 +109,32 @@ def _count(name: str, applies: Callable[[TaskShape], bool], meaning: str) -> Met
 
 
 PROBE_METRICS: tuple[MetricSpec, ...] = (
-    _rate("pct_changed", _perturbed, "percent (0-100) of docs whose u differs in text from u_ref"),
-    _count("trunc_emptied", _trunc, "docs whose answer had 25 tokens or fewer, so a' is empty"),
+    _rate("share_changed", _perturbed, "share of docs whose u differs in text from u_ref (NaN when sampled, T > 0)"),
+    _count("trunc_emptied", _trunc, "docs whose final answer had 25 tokens or fewer, so a' has no final answer"),
+    MetricSpec("answer_incomplete", compat.nanmean, "nanmean", False, _generated,
+               "share of answers whose reasoning never closed or that hit the token budget (scored wrong)"),
+    _count("overlong", _always, "docs dropped because a prompt did not fit the model (overlong: drop)"),
     _rate("genuine_followup", _judged, "share of judged user turns u that are genuine follow-ups"),
+    _rate("genuine_followup_complete", _judged_generated, "genuine_followup over complete answers only"),
     _rate("genuine_pass_at_k", _judged, "share of docs with at least one genuine u over the repeats"),
     *(
         _rate(f"label_{label}", _judged, f"share of judged u labelled {label}", higher=label == "plausible_followup")
         for label in LABELS
     ),
     _count("unjudged", _judged, "user turns (u, u_ref, reference) without a valid verdict"),
+    _count("n_judged", _judged, "user turns u with a verdict (the denominator of genuine_followup)"),
+    _count("n_unjudged", _judged, "user turns u without a valid verdict"),
+    _count("n_judged_base", _judged_perturbed, "u_ref turns with a verdict"),
+    _count("n_unjudged_base", _judged_perturbed, "u_ref turns without a valid verdict"),
+    _count("n_judged_reference", _judged_held_out, "real next user turns with a verdict"),
+    _count("n_unjudged_reference", _judged_held_out, "real next user turns without a valid verdict"),
     _count("judge_calls", _judged, "judge requests sent (retries included)"),
     _count("judge_cache_hits", _judged, "verdicts read from the judge cache"),
     _count("judge_input_tokens", _judged, "judge prompt tokens"),
     _count("judge_output_tokens", _judged, "judge completion tokens"),
-    _rate("genuine_followup_base", _judged_perturbed, "genuine rate of u_ref (after the unperturbed answer)"),
-    _rate("genuine_followup_diff", _judged_perturbed, "genuine_followup minus genuine_followup_base, per doc"),
+    _rate("genuine_followup_base", _judged_perturbed,
+          "genuine rate of u_ref (after the unperturbed answer), on the repeats where u is judged too"),
+    _rate("genuine_followup_diff", _judged_perturbed, "perturbed minus base genuine rate, per doc, paired"),
     _rate("genuine_followup_reference", _judged_held_out, "genuine rate of the real next user turn (held-out)"),
     _rate("genuine_followup_correct", _judged_with_accuracy, "genuine rate over repeats answered correctly"),
     _rate("genuine_followup_wrong", _judged_with_accuracy, "genuine rate over repeats answered wrongly"),
@@ -129,7 +148,7 @@ def accuracy_metrics(aggregations: dict[str, Callable[[list], float]]) -> list[M
         aggregations: the benchmark's metric -> aggregation.
     """
     return [
-        MetricSpec(name, agg, getattr(agg, "__name__", "mean"), True, _always, "benchmark accuracy")
+        MetricSpec(name, skipping_dropped(agg), getattr(agg, "__name__", "mean"), True, _always, "benchmark accuracy")
         for name, agg in aggregations.items()
     ]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
-from uta_tasks.probe import judging, perturb, reasoning, role_switch
+from uta_tasks.probe import budget, judging, perturb, reasoning, role_switch
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
 from uta_tasks.probe.records import REQUEST_TYPE, ProbeRecord, ProbeSpec
@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 # The last run's pass statistics, for logs and tests: {"assistant": BatchStats, "user": ...}.
 LAST_RUN: dict[str, Any] = {}
+# Share of incomplete answers in a task above which the run warns.
+INCOMPLETE_WARN_SHARE = 0.05
 
 
 class ProbeError(RuntimeError):
@@ -67,49 +69,100 @@ def resolve(lm: Any, instances: list) -> list[Request]:
         instances: lm-eval Instances of type ``generate_user_turn``.
     """
     tokenizer = _tokenizer(lm)
+    if compat.think_end_token(lm) is not None:
+        raise ProbeError(
+            "--model_args think_end_token=... makes lm-eval cut the reasoning out of every generation, in both "
+            "passes; the probe needs the raw text (it separates the reasoning itself, and reasoning written under "
+            "the user header is what the judge labels). Remove think_end_token; thinking templates stay on by "
+            "default, and enable_thinking=False turns them off."
+        )
+    template_args = compat.chat_template_args(lm)
     requests = []
     for instance in instances:
         spec = ProbeSpec.from_dict(instance.args[2])
-        switch = role_switch.for_model(tokenizer, spec.role_switch)
+        switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
         assistant, user = split_gen_kwargs(instance.args[1], switch.stop, spec.user_max_gen_toks)
         requests.append(Request(spec, switch, assistant, user))
     judging.preflight_all([r.spec for r in requests])
     return requests
 
 
-def pass1(backend: Backend, requests: list[Request]) -> tuple[list[str], dict[int, str]]:
+@dataclass
+class Pass1:
+    """What pass 1 produced, per request index.
+
+    Attributes:
+        answers: the answer of every request ("" when dropped).
+        prompts: the pass-1 prompt of those that generated.
+        fitted: their fitted budgets.
+    """
+
+    answers: list[str]
+    prompts: dict[int, str]
+    fitted: dict[int, budget.Fitted]
+
+
+def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length: int | None) -> Pass1:
     """Generate the assistant answers (held-out requests keep their given answer).
 
     Args:
         backend: the batched backend.
         requests: the resolved requests.
-
-    Returns:
-        The answer of every request, and the pass-1 prompt of those that generated.
+        tokenizer: the model's tokenizer (measures the prompts).
+        max_length: the model's maximum length.
     """
     answers = [r.spec.given_answer or "" for r in requests]
     todo = [i for i, r in enumerate(requests) if r.spec.given_answer is None]
     prompts = {i: requests[i].switch.assistant_prompt(requests[i].spec.messages) for i in todo}
-    if todo:
-        outputs = backend.generate([(prompts[i], requests[i].assistant_kwargs) for i in todo], name="assistant")
-        for i, text in zip(todo, outputs, strict=True):
+    fitted = dict(zip(todo, _fit([(prompts[i], requests[i].assistant_kwargs) for i in todo],
+                                 [requests[i] for i in todo], tokenizer, max_length, "pass 1")))
+    send = [i for i in todo if fitted[i].gen_kwargs is not None]
+    if send:
+        outputs = backend.generate([(prompts[i], fitted[i].gen_kwargs or {}) for i in send], name="assistant")
+        for i, text in zip(send, outputs, strict=True):
             answers[i] = text
-    return answers, prompts
+    return Pass1(answers, prompts, fitted)
 
 
-def build_record(request: Request, answer: str, pass1_prompt: str | None, tokenizer: Any) -> ProbeRecord:
-    """Perturb one answer and render its pass-2 prompts.
+def _fit(prompts: list[tuple[str, dict]], requests: list[Request], tokenizer: Any, max_length: int | None,
+         what: str) -> list[budget.Fitted]:
+    policies = {r.spec.overlong for r in requests}
+    policy = "drop" if policies == {"drop"} else "error"
+    return budget.fit(prompts, tokenizer, max_length, what=what, policy=policy, tasks=[r.spec.task for r in requests])
+
+
+def _hit_limit(text: str, fitted: budget.Fitted | None, tokenizer: Any) -> bool:
+    if fitted is None or fitted.gen_kwargs is None:
+        return False
+    return budget.count_tokens(tokenizer, text) > fitted.budget
+
+
+def build_record(
+    request: Request, answer: str, pass1_prompt: str | None, tokenizer: Any, fitted: budget.Fitted | None = None
+) -> ProbeRecord:
+    """Perturb one answer's final part and render its pass-2 prompts.
+
+    The perturbation always acts on the final answer (reasoning removed): truncation counts
+    and cuts the final answer's tokens only. Under a ``raw`` history (the model's own
+    template decides what an earlier turn keeps) the reasoning is put back in front of the
+    perturbed final answer, exactly as generated.
 
     Args:
         request: the resolved request.
         answer: its pass-1 answer.
         pass1_prompt: its pass-1 prompt (None when held-out).
         tokenizer: the model's tokenizer (truncation counts its tokens).
+        fitted: its fitted pass-1 budget (None when held-out).
     """
     spec, switch = request.spec, request.switch
-    split = reasoning.split(answer)
-    history = answer if switch.history == "raw" else split.final
-    shown = perturb.perturb(spec.perturbation, history, tokenizer=tokenizer, question=spec.q, seed=spec.question_seed)
+    split = reasoning.split(answer, pass1_prompt or "")
+    raw = switch.history == "raw"
+    history = answer if raw else split.final
+    shown = perturb.perturb(
+        spec.perturbation, split.final, tokenizer=tokenizer, question=spec.q, seed=spec.question_seed
+    )
+    a_prime = history if spec.perturbation == "none" else (split.prefix + shown.text if raw else shown.text)
+    overlong = "pass1" if fitted is not None and fitted.gen_kwargs is None else None
     return ProbeRecord(
         task=spec.task,
         benchmark=spec.benchmark,
@@ -121,37 +174,61 @@ def build_record(request: Request, answer: str, pass1_prompt: str | None, tokeni
         answer=split.final,
         reasoning_form=split.form,
         history=history,
-        a_prime=shown.text,
+        a_prime=a_prime,
         truncation={"n_tokens": shown.n_tokens, "removed_tokens": shown.removed_tokens, "emptied": shown.emptied}
         if spec.perturbation == "trunc"
         else None,
         cue=shown.cue,
-        role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop)},
-        generation={"assistant": request.assistant_kwargs, "user": request.user_kwargs},
+        role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop),
+                     "template_args": switch.template_args},
+        generation={"assistant": fitted.gen_kwargs if fitted and fitted.gen_kwargs else request.assistant_kwargs,
+                    "user": request.user_kwargs},
+        answer_incomplete=split.unclosed or _hit_limit(answer, fitted, tokenizer),
+        overlong=overlong,
+        budget={"assistant": fitted.budget} if fitted is not None else {},
         given_answer=spec.given_answer is not None,
         reference_user_turn=spec.reference_user_turn,
-        pass2_prompt=switch.user_prompt(spec.messages, shown.text),
+        pass2_prompt=switch.user_prompt(spec.messages, a_prime),
         pass2_ref_prompt=switch.user_prompt(spec.messages, history) if spec.perturbed else None,
     )
 
 
-def pass2(backend: Backend, requests: list[Request], records: list[ProbeRecord]) -> None:
+def pass2(
+    backend: Backend, requests: list[Request], records: list[ProbeRecord], tokenizer: Any, max_length: int | None
+) -> None:
     """Generate u (and u_ref for perturbed tasks) for every record, in place.
 
     Args:
         backend: the batched backend.
         requests: the resolved requests.
         records: their records with pass-2 prompts.
+        tokenizer: the model's tokenizer (measures the prompts).
+        max_length: the model's maximum length.
     """
+    slots: list[tuple[int, str]] = []
     prompts: list[tuple[str, dict]] = []
-    for request, record in zip(requests, records, strict=True):
-        prompts.append((record.pass2_prompt, request.user_kwargs))
-        if record.pass2_ref_prompt is not None:
-            prompts.append((record.pass2_ref_prompt, request.user_kwargs))
-    outputs = iter(backend.generate(prompts, name="user"))
+    owners: list[Request] = []
+    for i, (request, record) in enumerate(zip(requests, records, strict=True)):
+        if record.overlong:
+            continue
+        for slot, prompt in (("u", record.pass2_prompt), ("u_ref", record.pass2_ref_prompt)):
+            if prompt is not None:
+                slots.append((i, slot))
+                prompts.append((prompt, request.user_kwargs))
+                owners.append(request)
+    fitted = _fit(prompts, owners, tokenizer, max_length, "pass 2")
+    for (i, _), fit in zip(slots, fitted, strict=True):
+        if fit.gen_kwargs is None:
+            records[i].overlong = "pass2"
+    send = [k for k, (i, _) in enumerate(slots) if not records[i].overlong]
+    outputs = backend.generate([(prompts[k][0], fitted[k].gen_kwargs or {}) for k in send], name="user")
+    for k, text in zip(send, outputs, strict=True):
+        i, slot = slots[k]
+        setattr(records[i], slot, text)
+        records[i].budget["user"] = fitted[k].budget
     for record in records:
-        record.u = next(outputs)
-        record.u_ref = next(outputs) if record.pass2_ref_prompt is not None else record.u
+        if record.pass2_ref_prompt is None:
+            record.u_ref = record.u
 
 
 def run(lm: Any, instances: list) -> list[ProbeRecord]:
@@ -165,14 +242,35 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
         return []
     requests = resolve(lm, instances)
     backend = Backend(lm)
-    answers, prompts1 = pass1(backend, requests)
     tokenizer = _tokenizer(lm)
-    records = [build_record(r, answers[i], prompts1.get(i), tokenizer) for i, r in enumerate(requests)]
-    pass2(backend, requests, records)
-    judging.judge_records(records, [r.spec for r in requests])
+    max_length = compat.max_length(lm)
+    first = pass1(backend, requests, tokenizer, max_length)
+    records = [
+        build_record(r, first.answers[i], first.prompts.get(i), tokenizer, first.fitted.get(i))
+        for i, r in enumerate(requests)
+    ]
+    _warn_incomplete(records)
+    pass2(backend, requests, records, tokenizer, max_length)
+    judging.judge_records(records, [None if r.overlong else q.spec for r, q in zip(records, requests)])
     LAST_RUN.clear()
     LAST_RUN.update(backend.stats)
     return records
+
+
+def _warn_incomplete(records: list[ProbeRecord]) -> None:
+    by_task: dict[str, list[bool]] = {}
+    for record in records:
+        if not record.given_answer:
+            by_task.setdefault(record.task, []).append(record.answer_incomplete)
+    for task, flags in by_task.items():
+        share = sum(flags) / len(flags)
+        if share > INCOMPLETE_WARN_SHARE:
+            log.warning(
+                "%s: %d of %d answers (%.0f%%) are incomplete (reasoning never closed, or the token budget ran out); "
+                "they count as wrong and their follow-up rates are also reported without them. Raise "
+                "--gen_kwargs max_gen_toks=... and the model's maximum length (max_model_len / max_length).",
+                task, sum(flags), len(flags), 100 * share,
+            )
 
 
 def generate_user_turn(self: Any, requests: list, disable_tqdm: bool = False) -> list[str]:

@@ -29,29 +29,52 @@ class Split:
     Attributes:
         reasoning: the thinking text ("" when there was none).
         final: the final answer, reasoning removed.
-        form: ``think``, ``harmony`` or ``plain``.
+        form: ``think``, ``harmony``, ``unclosed`` (reasoning that never reached its end
+            marker: no final answer) or ``plain``.
+        prefix: the text before the final answer, as generated (reasoning and its markers),
+            so that ``prefix + final`` rebuilds the answer with a changed final part.
     """
 
     reasoning: str
     final: str
     form: str
+    prefix: str = ""
+
+    @property
+    def unclosed(self) -> bool:
+        """True when the reasoning never closed, so there is no final answer."""
+        return self.form == "unclosed"
 
 
-def split(text: str) -> Split:
+def _lead(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def split(text: str, prompt: str = "") -> Split:
     """Split a generation into reasoning and final answer.
 
     Args:
         text: the pass-1 generation as the backend returned it.
+        prompt: the pass-1 prompt (a template may open ``<think>`` in the generation prompt).
     """
     if "</think>" in text:
         head, _, tail = text.rpartition("</think>")
-        return Split(head.replace("<think>", "", 1).strip(), tail.strip(), "think")
+        start = len(head) + len("</think>") + _lead(tail)
+        return Split(head.replace("<think>", "", 1).strip(), tail.strip(), "think", text[:start])
     finals = list(_HARMONY_FINAL.finditer(text))
     match = finals[-1] if finals else None
     if match is not None:
-        final = _HARMONY_TAIL.sub("", text[match.end() :])
-        return Split(text[: match.start()], final.strip(), "harmony")
+        rest = text[match.end() :]
+        final = _HARMONY_TAIL.sub("", rest)
+        return Split(text[: match.start()], final.strip(), "harmony", text[: match.end() + _lead(rest)])
     stripped = _HARMONY_STRIPPED.match(text)
     if stripped:
-        return Split(stripped.group(0)[: -len("assistantfinal")], text[stripped.end() :].strip(), "harmony")
-    return Split("", text, "plain")
+        rest = text[stripped.end() :]
+        return Split(
+            stripped.group(0)[: -len("assistantfinal")], rest.strip(), "harmony", text[: stripped.end() + _lead(rest)]
+        )
+    opened = "<think>" in text or prompt.rstrip().endswith("<think>")
+    analysis = "<|channel|>analysis" in text or prompt.rstrip().endswith("<|channel|>analysis<|message|>")
+    if opened or analysis:
+        return Split(text, "", "unclosed", text)
+    return Split("", text, "plain", "")

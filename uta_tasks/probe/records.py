@@ -57,6 +57,7 @@ class ProbeSpec:
         judge: judge settings (metadata keys), or None when the judge is off.
         given_answer: held-out only: the real assistant turn (pass 1 is skipped).
         reference_user_turn: held-out only: the real next user turn.
+        overlong: ``error`` or ``drop``: what an over-long prompt does.
     """
 
     task: str
@@ -69,6 +70,7 @@ class ProbeSpec:
     judge: dict | None = None
     given_answer: str | None = None
     reference_user_turn: str | None = None
+    overlong: str = "error"
 
     @property
     def q(self) -> str:
@@ -124,6 +126,11 @@ class ProbeRecord:
         verdict_ref: perturbed tasks: the verdict on u_ref.
         verdict_reference: held-out: the verdict on the real next user turn.
         judge_usage: ``{calls, cache_hits, input_tokens, output_tokens}`` for this record.
+        answer_incomplete: the reasoning never closed, or pass 1 stopped at its token budget
+            (scored wrong; see the README).
+        overlong: ``pass1`` or ``pass2`` when that prompt did not fit and the doc was
+            dropped (``overlong: drop``), else None.
+        budget: the ``max_gen_toks`` sent per pass, after fitting the prompt into the model.
         record_version: schema version of this record.
     """
 
@@ -152,6 +159,9 @@ class ProbeRecord:
     verdict_ref: dict[str, Any] | None = None
     verdict_reference: dict[str, Any] | None = None
     judge_usage: dict[str, int] | None = None
+    answer_incomplete: bool = False
+    overlong: str | None = None
+    budget: dict[str, int] = field(default_factory=dict)
     record_version: int = field(default=RECORD_VERSION)
 
     @property

@@ -16,7 +16,8 @@ Three ways to get it, chosen by the ``role_switch`` setting (``auto`` by default
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -45,12 +46,21 @@ class RoleSwitch:
         history: ``raw`` (the template decides what an earlier assistant turn keeps) or
             ``final`` (the history carries the final answer, reasoning removed).
         stop: strings that end a generated user turn.
+        tokenizer: the model's tokenizer.
+        template_args: the chat-template arguments the model object holds
+            (``enable_thinking``, ``reasoning_effort``, ...), used in both passes.
     """
 
     name: str
     history: str
     stop: tuple[str, ...]
     tokenizer: Any
+    template_args: dict[str, Any] = field(default_factory=dict)
+
+    def _render(self, messages: list[dict], add_generation_prompt: bool) -> str:
+        return self.tokenizer.apply_chat_template(
+            messages, add_generation_prompt=add_generation_prompt, tokenize=False, **self.template_args
+        )
 
     def assistant_prompt(self, messages: list[dict]) -> str:
         """Pass-1 prompt: ``messages`` plus the assistant generation prompt.
@@ -58,9 +68,15 @@ class RoleSwitch:
         Args:
             messages: the conversation up to and including the user turn q.
         """
-        return self.tokenizer.apply_chat_template(
-            messages, add_generation_prompt=True, tokenize=False
-        )
+        return self._render(messages, add_generation_prompt=True)
+
+    def _harmony_prefix(self, messages: list[dict]) -> str | None:
+        """Everything pass 1 rendered before the first user turn (system header with its
+        reasoning level and date, developer message), or None when the model's template
+        does not render a harmony system header."""
+        text = self._render(messages, add_generation_prompt=False)
+        start = text.find("<|start|>user")
+        return text[:start] if text.startswith("<|start|>system<|message|>") and start > 0 else None
 
     def user_prompt(self, messages: list[dict], answer: str) -> str:
         """Pass-2 prompt: ``messages`` + assistant ``answer`` + the user role header.
@@ -71,11 +87,7 @@ class RoleSwitch:
         """
         history = [*messages, {"role": "assistant", "content": answer}]
         if self.name == "sentinel":
-            text = self.tokenizer.apply_chat_template(
-                [*history, {"role": "user", "content": SENTINEL}],
-                add_generation_prompt=False,
-                tokenize=False,
-            )
+            text = self._render([*history, {"role": "user", "content": SENTINEL}], add_generation_prompt=False)
             if text.count(SENTINEL) != 1:
                 raise RoleSwitchError(
                     "The model's chat template did not render a user turn after the "
@@ -83,6 +95,8 @@ class RoleSwitch:
                     "--metadata '{\"role_switch\": \"harmony\"}' or '\"glm4\"'."
                 )
             return text[: text.index(SENTINEL)]
+        if self.name == "harmony":
+            return render("role_switch/harmony.jinja", messages=history, prefix=self._harmony_prefix(messages))
         return render(f"role_switch/{self.name}.jinja", messages=history)
 
 
@@ -107,22 +121,24 @@ def detect(tokenizer: Any) -> str:
     return "sentinel"
 
 
-def _sentinel_end_of_turn(tokenizer: Any) -> str:
+def _sentinel_end_of_turn(tokenizer: Any, template_args: dict[str, Any]) -> str:
     """The string the template writes after a user turn's content, stripped."""
     text = tokenizer.apply_chat_template(
-        [{"role": "user", "content": SENTINEL}], add_generation_prompt=False, tokenize=False
+        [{"role": "user", "content": SENTINEL}], add_generation_prompt=False, tokenize=False, **template_args
     )
     tail = text[text.index(SENTINEL) + len(SENTINEL) :].strip()
     return tail or (getattr(tokenizer, "eos_token", None) or "")
 
 
-def build(tokenizer: Any, choice: str = "auto") -> RoleSwitch:
+def build(tokenizer: Any, choice: str = "auto", template_args: dict[str, Any] | None = None) -> RoleSwitch:
     """Make the role switch for a model, failing before any generation when impossible.
 
     Args:
         tokenizer: the model's tokenizer (``lm.tokenizer`` for ``hf`` and ``vllm``).
         choice: ``auto``, ``sentinel``, ``harmony`` or ``glm4`` (metadata ``role_switch``).
+        template_args: the model object's chat-template arguments.
     """
+    args = dict(template_args or {})
     if choice not in _CHOICES:
         raise RoleSwitchError(
             f"role_switch={choice!r} is not one of {', '.join(_CHOICES)}; "
@@ -136,21 +152,22 @@ def build(tokenizer: Any, choice: str = "auto") -> RoleSwitch:
         )
     name = detect(tokenizer) if choice == "auto" else choice
     if name == "sentinel":
-        eot = _sentinel_end_of_turn(tokenizer)
-        return RoleSwitch("sentinel", "raw", (eot,) if eot else (), tokenizer)
-    return RoleSwitch(name, "final", tuple(_EXPLICIT_STOPS[name]), tokenizer)
+        eot = _sentinel_end_of_turn(tokenizer, args)
+        return RoleSwitch("sentinel", "raw", (eot,) if eot else (), tokenizer, args)
+    return RoleSwitch(name, "final", tuple(_EXPLICIT_STOPS[name]), tokenizer, args)
 
 
 @lru_cache(maxsize=8)
-def _cached(tokenizer_id: int, choice: str, tokenizer: Any) -> RoleSwitch:
-    return build(tokenizer, choice)
+def _cached(tokenizer_id: int, choice: str, args_key: str, tokenizer: Any) -> RoleSwitch:
+    return build(tokenizer, choice, json.loads(args_key))
 
 
-def for_model(tokenizer: Any, choice: str = "auto") -> RoleSwitch:
-    """Cached :func:`build` per tokenizer object.
+def for_model(tokenizer: Any, choice: str = "auto", template_args: dict[str, Any] | None = None) -> RoleSwitch:
+    """Cached :func:`build` per tokenizer object and template arguments.
 
     Args:
         tokenizer: the model's tokenizer.
         choice: the ``role_switch`` setting.
+        template_args: the model object's chat-template arguments.
     """
-    return _cached(id(tokenizer), choice, tokenizer)
+    return _cached(id(tokenizer), choice, json.dumps(template_args or {}, sort_keys=True), tokenizer)

@@ -56,7 +56,7 @@ def summary_table(results: Mapping[str, Any]) -> str:
             _fmt(_metric(values, primary)) if primary else "-",
             _fmt(_metric(values, "genuine_followup")),
             _fmt(_metric(values, "genuine_followup_base")),
-            _fmt(_metric(values, "pct_changed"), percent=False),
+            _fmt(_metric(values, "share_changed")),
             f"{top} ({100 * labels[top]:.0f}%)" if top else "-",
             _fmt(_metric(values, "unjudged"), percent=False),
         ))
