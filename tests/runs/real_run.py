@@ -64,3 +64,58 @@ def write_real_run(lm: Any, model_dir: Path, url: Any, out: Path, *, temperature
     for task in results["configs"]:
         tracker.save_results_samples(task_name=task, samples=samples[task])
     return out
+
+
+# ---- the session fixture (imported by the conftest.py of tests/runs, tests/gate, tests/report) ----
+import contextlib  # noqa: E402
+
+import pytest  # noqa: E402
+
+# One run per session even though three conftests import the fixture (each import is its own
+# fixture definition): the first one to run fills this, the others return it.
+_CACHE: dict[str, Any] = {}
+
+
+def _visible(request: pytest.FixtureRequest, name: str) -> Any:
+    """The suite's own fixture ``name`` when it is visible here (e.g. moved to tests/conftest.py)."""
+    try:
+        return request.getfixturevalue(name)
+    except pytest.FixtureLookupError:
+        return None
+
+
+def _model(request: pytest.FixtureRequest, model_dir: Path) -> Any:
+    lm = _visible(request, "hf_lm")
+    if lm is None:
+        if "lm" not in _CACHE:
+            from lm_eval.models.huggingface import HFLM
+
+            _CACHE["lm"] = HFLM(pretrained=str(model_dir), batch_size=16, device="cpu")
+        lm = _CACHE["lm"]
+    return lm
+
+
+def _judge(request: pytest.FixtureRequest) -> Any:
+    url = _visible(request, "llama_url")
+    if url is None:
+        from uta_tasks.judge.local_server import llama_server
+
+        stack = contextlib.ExitStack()
+        request.addfinalizer(stack.close)
+        url = stack.enter_context(llama_server(parallel=8, ctx_size=16384))
+    return url
+
+
+@pytest.fixture(scope="session")
+def uta_real_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, smollm2_dir: Path) -> Path:
+    """The output folder of one real small run (3 docs of uta_ifbench and uta_ifbench_trunc, judged).
+
+    Reuses the suite's ``hf_lm`` and ``llama_url`` fixtures when they are visible from the
+    requesting test; otherwise loads SmolLM2 and starts llama-server once for the session.
+    """
+    if "dir" not in _CACHE:
+        lm = _model(request, smollm2_dir)
+        url = _judge(request)
+        out = tmp_path_factory.mktemp("uta_real_run") / "out"
+        _CACHE["dir"] = write_real_run(lm, smollm2_dir, url, out)
+    return _CACHE["dir"]
