@@ -7,4 +7,4 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
 
-from real_run import uta_real_run  # noqa: E402,F401  (the shared session fixture)
+from real_run import uta_real_run  # noqa: F401  (the shared session fixture)

@@ -168,8 +168,8 @@ def test_regression_without_samples_uses_newcombe(make, rules, tmp_path):
 
 
 @pytest.mark.parametrize("field,base_kwargs,cause", [
-    ("judge_model", {"judge_model": "judge-other"}, "mismatched judge_model for 'uta_gsm8k': candidate 'judge-x' "
-                                                     "vs baseline 'judge-other'"),
+    ("judge_model", {"judge_model": "judge-other"},
+     "mismatched judge_model for 'uta_gsm8k': candidate 'judge-x' vs baseline 'judge-other'"),
     ("prompt_version", {"prompt_version": "followupeval-v2"}, "mismatched prompt_version"),
     ("temperature", {"temperature": 0.7}, "mismatched temperature for 'uta_gsm8k': candidate 0.0 vs baseline 0.7"),
 ])

@@ -10,11 +10,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser import pixel_spread, start_chromium  # noqa: E402
-from report_runs import write_report_runs  # noqa: E402
+from browser import pixel_spread, start_chromium
+from report_runs import write_report_runs
 
-from uta_tasks.report import build_report  # noqa: E402
-from uta_tasks.runs import EstimateSettings  # noqa: E402
+from uta_tasks.report import build_report
+from uta_tasks.runs import EstimateSettings
 
 pytestmark = pytest.mark.slow
 

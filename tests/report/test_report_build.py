@@ -13,11 +13,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from report_runs import write_report_runs  # noqa: E402
+from report_runs import write_report_runs
 
-from uta_tasks.report import build_report  # noqa: E402
-from uta_tasks.report.cli import main as report_main  # noqa: E402
-from uta_tasks.runs import EstimateSettings  # noqa: E402
+from uta_tasks.report import build_report
+from uta_tasks.report.cli import main as report_main
+from uta_tasks.runs import EstimateSettings
 
 
 class Tables(HTMLParser):
@@ -124,7 +124,7 @@ def test_page_is_self_contained(report):
     html = files.html.read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
     assert "<link" not in html and "@import" not in html
-    assert re.search(r"<style>.+</style>", html, re.S) and "sample-data" in html
+    assert re.search(r"<style>.+</style>", html, re.DOTALL) and "sample-data" in html
 
 
 def test_sample_browser_data_holds_every_turn_with_its_judge_prompt(report):

@@ -67,9 +67,9 @@ def write_real_run(lm: Any, model_dir: Path, url: Any, out: Path, *, temperature
 
 
 # ---- the session fixture (imported by the conftest.py of tests/runs, tests/gate, tests/report) ----
-import contextlib  # noqa: E402
+import contextlib
 
-import pytest  # noqa: E402
+import pytest
 
 # One run per session even though three conftests import the fixture (each import is its own
 # fixture definition): the first one to run fills this, the others return it.

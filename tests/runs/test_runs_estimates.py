@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from run_builder import Doc, RunSpec, Turn, docs, write_run
 
-from uta_tasks.runs import EstimateSettings, estimate, load_run
-from uta_tasks.runs import names
+from uta_tasks.runs import EstimateSettings, estimate, load_run, names
 from uta_tasks.stats import newcombe, wilson
 
 GENUINE = [True, False, None, True, False, False, True, None, False, False]

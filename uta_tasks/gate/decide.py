@@ -9,7 +9,7 @@ A metric without an interval is always decided on its point estimate.
 from __future__ import annotations
 
 import operator
-from typing import Callable
+from collections.abc import Callable
 
 from uta_tasks.stats import Interval
 

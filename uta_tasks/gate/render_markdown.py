@@ -20,14 +20,14 @@ def render_markdown(result: GateResult) -> str:
     """
     c = result.counts()
     p = result.provenance
+    mode = "strict: point estimates" if result.settings.strict else f"{result.settings.confidence:.0%} intervals"
+    judge = f"judge `{p.get('judge_model', '?')}` (prompt `{p.get('prompt_version', '?')}`)"
     lines = [
         f"## uta-gate: {result.verdict.upper()}",
         "",
-        f"{c['pass']} passed, {c['fail']} failed, {c['error']} undecided "
-        f"({'strict: point estimates' if result.settings.strict else f'{result.settings.confidence:.0%} intervals'}).",
+        f"{c['pass']} passed, {c['fail']} failed, {c['error']} undecided ({mode}).",
         "",
-        f"Model `{p.get('model', '?')}`, judge `{p.get('judge_model', '?')}` "
-        f"(prompt `{p.get('prompt_version', '?')}`), temperature {p.get('temperature', '?')}.",
+        f"Model `{p.get('model', '?')}`, {judge}, temperature {p.get('temperature', '?')}.",
         "",
         "| rule | value | interval | bound | n | verdict |",
         "|---|---:|---|---|---:|---|",

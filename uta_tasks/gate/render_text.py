@@ -44,6 +44,6 @@ def render_text(result: GateResult) -> str:
         lines += ["", *notes]
     c = result.counts()
     mode = "strict (point estimates)" if result.settings.strict else f"{result.settings.confidence:.0%} intervals"
-    lines += ["", f"gate {result.verdict.upper()} (exit {result.exit_code}): {c['pass']} passed, {c['fail']} failed, "
-              f"{c['error']} undecided; {mode}"]
+    counts = f"{c['pass']} passed, {c['fail']} failed, {c['error']} undecided"
+    lines += ["", f"gate {result.verdict.upper()} (exit {result.exit_code}): {counts}; {mode}"]
     return "\n".join(lines) + "\n"

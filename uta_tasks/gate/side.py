@@ -27,7 +27,7 @@ class Side:
     _summary: dict[str, Any] | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, role: str, path: str, settings: EstimateSettings) -> "Side":
+    def open(cls, role: str, path: str, settings: EstimateSettings) -> Side:
         """Locate the run of ``path``.
 
         Args:

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.runs import EstimateSettings, Run, find_runs, load_run, load_summary
-from uta_tasks.runs import names
+from uta_tasks.runs import EstimateSettings, Run, find_runs, load_run, load_summary, names
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from uta_tasks.report.collect import ReportData, TaskRow
+from uta_tasks.report.collect import ReportData
 from uta_tasks.report.pooled import label_shares
 from uta_tasks.runs import names
 from uta_tasks.stats.display import percent, percent_interval

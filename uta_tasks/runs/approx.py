@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 
 
 def _clip(k: float, n: float) -> tuple[float, int] | None:
-    n_int = int(round(n))
+    n_int = round(n)
     if n_int <= 0:
         return None
     return float(min(max(round(k), 0), n_int)), n_int
 
 
-def derived_value(task: "TaskRun", metric: str) -> float | None:
+def derived_value(task: TaskRun, metric: str) -> float | None:
     """The value of a metric this package derives, from the results JSON.
 
     Args:
@@ -43,12 +43,12 @@ def derived_value(task: "TaskRun", metric: str) -> float | None:
     return task.value(metric)
 
 
-def _verdicts(task: "TaskRun") -> int:
+def _verdicts(task: TaskRun) -> int:
     per_turn = 1 if task.perturbation == names.PERTURBATION_NONE else 2
     return (task.n_docs or 0) * task.repeats * per_turn
 
 
-def approx_count(task: "TaskRun", metric: str) -> tuple[float, int] | None:
+def approx_count(task: TaskRun, metric: str) -> tuple[float, int] | None:
     """``(successes, units)`` of a rate from the results JSON, or None when it cannot be derived.
 
     Args:

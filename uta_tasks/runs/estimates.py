@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,7 +134,7 @@ def _stderr_estimate(metric: str, value: float | None, stderr: float | None, set
 
 
 def _finite(x: float | None) -> float | None:
-    return None if x is None or x != x else x
+    return None if x is None or math.isnan(x) else x
 
 
 def _diff(tasks: list[TaskRun], settings: EstimateSettings, lm_eval: float | None) -> Estimate | None:

@@ -10,8 +10,9 @@ bootstrap matches on.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from uta_tasks.runs import names
 from uta_tasks.runs.samples import DocSample
@@ -52,7 +53,7 @@ class Observations:
         return float(sum(obs.values())), len(obs)
 
     @classmethod
-    def pooled(cls, parts: Iterable["Observations"]) -> "Observations":
+    def pooled(cls, parts: Iterable[Observations]) -> Observations:
         """All observations of several tasks together (their keys name the task, so none collide).
 
         Args:
@@ -76,7 +77,7 @@ def _add_verdict(obs: Observations, metric: str, verdict: Any, key: Key) -> None
 
 def _doc_correct(doc: DocSample, primary: str | None) -> bool | None:
     value = doc.metrics.get(primary) if primary else None
-    if isinstance(value, bool) or isinstance(value, (int, float)):
+    if isinstance(value, (bool, int, float)):
         return float(value) >= 1.0
     return None
 

@@ -39,9 +39,10 @@ def decode_records(sample: dict[str, Any], where: str = "sample") -> list[dict[s
     out = []
     for item in repeats:
         record = json.loads(item) if isinstance(item, str) else item
-        if not isinstance(record, dict):
-            raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")
-        out.append(record)
+        if isinstance(record, dict):
+            out.append(record)
+            continue
+        raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")
     return out
 
 

@@ -11,8 +11,8 @@ docs; the interval is the percentile interval of the replicates. Randomness come
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import Hashable, Mapping
 
 import numpy as np
 
