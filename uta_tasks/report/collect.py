@@ -134,7 +134,7 @@ def collect(folders: list[str | Path], settings: EstimateSettings | None = None)
                     log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
                 chosen[key] = TaskRow(model, temperature, task, row["benchmark"],
                                       row.get("perturbation") or names.PERTURBATION_NONE, row["metrics"], run)
-    order = {"none": 0, "trunc": 1, "question": 2}
+    order = {p: i for i, p in enumerate(names.PERTURBATIONS)}
     benches = names.benchmark_order()
     data.rows = sorted(chosen.values(), key=lambda r: (
         r.model, r.temperature is None, r.temperature or 0.0,

@@ -1,4 +1,4 @@
-"""The report's figures, drawn with matplotlib (Agg backend) and saved as PNG and SVG.
+"""The report's figures, drawn with matplotlib on Agg canvases and saved as PNG and SVG.
 
 * ``headline``: genuine follow-up rate per benchmark and model, with Wilson intervals;
 * ``labels``: label distribution per model as stacked bars (paper Fig. 3);
@@ -39,15 +39,16 @@ class FigureFile:
     svg_inline: str
 
 
-def _pyplot() -> Any:
+def _figure(width: float, height: float) -> tuple[Any, Any]:
+    """A new figure on an Agg canvas (matplotlib's object API: no pyplot, no global backend change)."""
     try:
-        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         raise ImportError("the report's figures need matplotlib: pip install 'uta-tasks[report]'") from None
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()
 
 
 def _series_name(model: str, t: float | None, data: ReportData) -> str:
@@ -81,8 +82,8 @@ def _bars(ax: Any, groups: list[str], series: list[tuple[str, list[dict | None]]
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
-def _headline(plt: Any, data: ReportData) -> Any:
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+def _headline(data: ReportData) -> Any:
+    fig, ax = _figure(7.5, 3.6)
     benches = data.benchmarks
     series = []
     for model, t in data.series:
@@ -96,9 +97,9 @@ def _headline(plt: Any, data: ReportData) -> Any:
     return fig
 
 
-def _labels(plt: Any, data: ReportData) -> Any:
+def _labels(data: ReportData) -> Any:
     series = data.series
-    fig, ax = plt.subplots(figsize=(7.5, 1.2 + 0.45 * len(series)))
+    fig, ax = _figure(7.5, 1.2 + 0.45 * len(series))
     all_labels = names.labels()
     ys = [_series_name(m, t, data) for m, t in series]
     left = [0.0] * len(series)
@@ -118,11 +119,11 @@ def _labels(plt: Any, data: ReportData) -> Any:
     return fig
 
 
-def _perturbations(plt: Any, data: ReportData) -> Any | None:
+def _perturbations(data: ReportData) -> Any | None:
     rows = [r for r in data.rows if r.perturbation != names.PERTURBATION_NONE]
     if not rows:
         return None
-    fig, ax = plt.subplots(figsize=(min(14.0, max(5.0, 2.2 * len(rows) + 1.5)), 3.6))
+    fig, ax = _figure(min(14.0, max(5.0, 2.2 * len(rows) + 1.5)), 3.6)
     groups = [f"{r.benchmark}\n{r.perturbation}\n{_series_name(r.model, r.temperature, data)}" for r in rows]
     series = [("base (u after a)", [r.metric(names.GENUINE_BASE) for r in rows]),
               ("perturbed (u after a')", [r.metric(names.GENUINE) for r in rows])]
@@ -133,11 +134,11 @@ def _perturbations(plt: Any, data: ReportData) -> Any | None:
     return fig
 
 
-def _temperature(plt: Any, data: ReportData) -> Any | None:
+def _temperature(data: ReportData) -> Any | None:
     temps = [t for t in data.temperatures if t is not None]
     if len(temps) < 2:
         return None
-    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    fig, ax = _figure(6.0, 3.6)
     i = 0
     for model in dict.fromkeys(m for m, _ in data.series):
         for b in data.benchmarks:
@@ -161,7 +162,7 @@ def _temperature(plt: Any, data: ReportData) -> Any | None:
     return fig
 
 
-def _save(plt: Any, fig: Any, name: str, title: str, out_dir: Path) -> FigureFile:
+def _save(fig: Any, name: str, title: str, out_dir: Path) -> FigureFile:
     import matplotlib
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -169,7 +170,6 @@ def _save(plt: Any, fig: Any, name: str, title: str, out_dir: Path) -> FigureFil
     fig.savefig(png, dpi=150, bbox_inches="tight", metadata={"Software": None})
     with matplotlib.rc_context({"svg.hashsalt": f"uta-{name}", "svg.fonttype": "none"}):
         fig.savefig(svg, bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
     text = svg.read_text(encoding="utf-8")
     return FigureFile(name, title, png, svg, text[text.index("<svg"):])
 
@@ -181,7 +181,6 @@ def draw_figures(data: ReportData, out_dir: Path) -> list[FigureFile]:
         data: the report data.
         out_dir: the figures folder.
     """
-    plt = _pyplot()
     out: list[FigureFile] = []
     for name, title, draw in (
         ("headline", "Genuine follow-up rate per benchmark", _headline),
@@ -191,7 +190,7 @@ def draw_figures(data: ReportData, out_dir: Path) -> list[FigureFile]:
     ):
         if not data.rows:
             break
-        fig = draw(plt, data)
+        fig = draw(data)
         if fig is not None:
-            out.append(_save(plt, fig, name, title, out_dir))
+            out.append(_save(fig, name, title, out_dir))
     return out

@@ -37,8 +37,7 @@ _BASE_COUNT_METRICS = (
     names.UNJUDGED_SHARE,
     names.CHANGED_SHARE,
 )
-_SUMMED = (names.UNJUDGED, names.TRUNC_EMPTIED, "judge_calls", "judge_cache_hits", "judge_input_tokens",
-           "judge_output_tokens")
+_SUMMED = (names.UNJUDGED, names.TRUNC_EMPTIED, *names.JUDGE_USAGE_METRICS)
 
 
 def count_metrics() -> tuple[str, ...]:

@@ -48,6 +48,7 @@ PCT_CHANGED = "pct_changed"
 PCT_CHANGED_SCALE = 100.0
 TRUNC_EMPTIED = "trunc_emptied"
 LABEL_PREFIX = "label_"
+JUDGE_USAGE_METRICS = ("judge_calls", "judge_cache_hits", "judge_input_tokens", "judge_output_tokens")
 
 # ---- metrics this package derives (documented in the README) ------------------------------
 ACCURACY = "accuracy"  # the benchmark's primary accuracy metric, under one name
@@ -97,7 +98,9 @@ META_JUDGE = "judge"
 META_JUDGE_MODEL = "judge_model"
 META_JUDGE_PROMPT = "judge_prompt"
 META_JUDGE_TEMPERATURE = "judge_temperature"
+JUDGE_OFF = "none"  # the ``judge`` setting that skips judging
 PERTURBATION_NONE = "none"
+PERTURBATIONS = (PERTURBATION_NONE, "trunc", "question")  # in the order tables list them
 TASK_PREFIX = "uta_"
 
 
@@ -122,6 +125,8 @@ REC_U_REF = "u_ref"
 REC_REFERENCE_TURN = "reference_user_turn"
 REC_PERTURBATION = "perturbation"
 REC_GENERATION = "generation"  # {"assistant": gen kwargs, "user": gen kwargs}
+REC_GENERATION_ASSISTANT = "assistant"
+GEN_TEMPERATURE = "temperature"  # lm-eval generation kwarg (the task config's generation_kwargs too)
 REC_VERDICT = "verdict"  # u after a'
 REC_VERDICT_REF = "verdict_ref"  # u_ref after the unperturbed a
 REC_VERDICT_REFERENCE = "verdict_reference"  # held-out: the real next user turn

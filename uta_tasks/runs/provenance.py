@@ -48,12 +48,12 @@ def _temperature(task: TaskRun) -> Any:
     found: set[Any] = set()
     for doc in task.docs or []:
         for record in doc.records:
-            gen = (record.get(names.REC_GENERATION) or {}).get("assistant") or {}
-            found.add(_number(gen.get("temperature", 0.0)))
+            gen = (record.get(names.REC_GENERATION) or {}).get(names.REC_GENERATION_ASSISTANT) or {}
+            found.add(_number(gen.get(names.GEN_TEMPERATURE, 0.0)))
     if found:
         return _one(found)
     gen_kwargs = task.config.get("generation_kwargs") or {}
-    return _number(gen_kwargs.get("temperature", 0.0))
+    return _number(gen_kwargs.get(names.GEN_TEMPERATURE, 0.0))
 
 
 def task_provenance(task: TaskRun) -> dict[str, Any]:
@@ -64,8 +64,8 @@ def task_provenance(task: TaskRun) -> dict[str, Any]:
     """
     meta = task.config.get("metadata") or {}
     defaults = names.judge_defaults()
-    judged = str(meta.get(names.META_JUDGE, "openai")).lower() != "none"
-    out: dict[str, Any] = {"temperature": _temperature(task), "judge": "openai" if judged else "none"}
+    judged = str(meta.get(names.META_JUDGE, "")).lower() != names.JUDGE_OFF
+    out: dict[str, Any] = {"temperature": _temperature(task), "judged": judged}
     for key, meta_key, field in (
         ("judge_model", names.META_JUDGE_MODEL, names.V_JUDGE_MODEL),
         ("prompt_version", names.META_JUDGE_PROMPT, names.V_PROMPT_VERSION),
