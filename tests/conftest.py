@@ -22,3 +22,21 @@ def smollm2_tokenizer():
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(Path(__file__).resolve().parent / "fixtures" / "tokenizers" / "smollm2")
+
+
+@pytest.fixture(scope="session")
+def hf_lm(smollm2_dir):
+    """One HFLM for the whole session (loading it once keeps the suite fast)."""
+    from lm_eval.models.huggingface import HFLM
+
+    return HFLM(pretrained=str(smollm2_dir), batch_size=16, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def llama_url():
+    """The real llama-server with SmolLM2 on 127.0.0.1, one for the session (built by
+    scripts/build_llama_server.sh)."""
+    from uta_tasks.judge.local_server import llama_server
+
+    with llama_server(parallel=8, ctx_size=16384) as url:
+        yield url

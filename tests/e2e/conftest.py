@@ -7,14 +7,6 @@ import json
 import pytest
 
 
-@pytest.fixture(scope="session")
-def hf_lm(smollm2_dir):
-    """One HFLM for the whole session (loading it once keeps the suite fast)."""
-    from lm_eval.models.huggingface import HFLM
-
-    return HFLM(pretrained=str(smollm2_dir), batch_size=16, device="cpu")
-
-
 @pytest.fixture()
 def lm(hf_lm):
     """The session model with lm-eval's request cache detached again after the test."""

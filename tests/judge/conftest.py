@@ -58,12 +58,3 @@ def fault_settings(fault_server: FaultServer, tmp_path: Path) -> Callable[..., J
         return JudgeSettings.from_metadata(metadata)
 
     return build
-
-
-@pytest.fixture(scope="session")
-def llama_url() -> Iterator[str]:
-    """The real llama-server with SmolLM2 on 127.0.0.1 (built by scripts/build_llama_server.sh)."""
-    from uta_tasks.judge.local_server import llama_server
-
-    with llama_server(parallel=8, ctx_size=16384) as url:
-        yield url

@@ -1,0 +1,142 @@
+"""Gather the runs of a report: every task of every run, keyed by model, temperature and task.
+
+Folders may hold several models, temperatures and task sets, with or without samples.
+Each task row comes from the run's summary (``summary.json``, written when missing); when
+two runs give the same model, temperature and task, the newer one is used.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from uta_tasks.runs import EstimateSettings, Run, find_runs, load_run, load_summary, names
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TaskRow:
+    """One task of one model at one temperature.
+
+    Attributes:
+        model: the model's display name.
+        temperature: sampling temperature (None when unknown).
+        task: task name.
+        benchmark: benchmark name.
+        perturbation: ``none``, ``trunc`` or ``question``.
+        metrics: metric -> estimate dict (see :meth:`uta_tasks.runs.Estimate.to_dict`).
+        run: the run it came from (for its samples).
+    """
+
+    model: str
+    temperature: float | None
+    task: str
+    benchmark: str
+    perturbation: str
+    metrics: dict[str, dict[str, Any]]
+    run: Run
+
+    def metric(self, name: str) -> dict[str, Any]:
+        """A metric's estimate dict (all fields None when the task does not report it).
+
+        Args:
+            name: metric name.
+        """
+        return self.metrics.get(name) or {"value": None, "ci_low": None, "ci_high": None, "k": None, "n": None}
+
+
+@dataclass
+class ReportData:
+    """Everything a report shows.
+
+    Attributes:
+        rows: task rows, sorted by model, temperature, benchmark, perturbation.
+        provenance: one provenance dict per run, plus its folder.
+        settings: interval settings.
+    """
+
+    rows: list[TaskRow] = field(default_factory=list)
+    provenance: list[dict[str, Any]] = field(default_factory=list)
+    settings: EstimateSettings = field(default_factory=EstimateSettings)
+
+    @property
+    def series(self) -> list[tuple[str, float | None]]:
+        """Distinct (model, temperature) pairs in order."""
+        return list(dict.fromkeys((r.model, r.temperature) for r in self.rows))
+
+    @property
+    def temperatures(self) -> list[float | None]:
+        """Distinct temperatures in order."""
+        return sorted({r.temperature for r in self.rows}, key=lambda t: (t is None, t or 0.0))
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """Distinct benchmarks in the package's order."""
+        order = names.benchmark_order()
+        found = {r.benchmark for r in self.rows}
+        return sorted(found, key=lambda b: (order.index(b) if b in order else len(order), b))
+
+    def find(self, model: str, temperature: float | None, benchmark: str, perturbation: str) -> TaskRow | None:
+        """The row of one model, temperature, benchmark and perturbation, if any.
+
+        Args:
+            model: display name.
+            temperature: temperature.
+            benchmark: benchmark name.
+            perturbation: perturbation.
+        """
+        for row in self.rows:
+            if (row.model, row.temperature, row.benchmark, row.perturbation) == (model, temperature, benchmark,
+                                                                                 perturbation):
+                return row
+        return None
+
+
+def display_model(name: str) -> str:
+    """A short model name: the last path part of a local directory, else the name as given.
+
+    Args:
+        name: lm-eval's model name (``pretrained=`` value).
+    """
+    return Path(name).name if name.startswith(("/", ".", "~")) else name
+
+
+def _temperature(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def collect(folders: list[str | Path], settings: EstimateSettings | None = None) -> ReportData:
+    """Read every run under the folders.
+
+    Args:
+        folders: lm-eval output folders (or results files).
+        settings: interval settings.
+    """
+    settings = settings or EstimateSettings()
+    data = ReportData(settings=settings)
+    chosen: dict[tuple[str, float | None, str], TaskRow] = {}
+    for folder in folders:
+        for files in find_runs(folder):
+            run = load_run(files)
+            summary = load_summary(files, settings, run)
+            prov = summary["provenance"]
+            model = display_model(str(prov["model"]))
+            data.provenance.append({**prov, "display_model": model, "folder": str(files.results.parent)})
+            for task, row in summary["tasks"].items():
+                if row.get("benchmark") is None:
+                    continue
+                temperature = _temperature(prov["tasks"].get(task, {}).get("temperature"))
+                key = (model, temperature, task)
+                if key in chosen:
+                    log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
+                chosen[key] = TaskRow(model, temperature, task, row["benchmark"],
+                                      row.get("perturbation") or names.PERTURBATION_NONE, row["metrics"], run)
+    order = {p: i for i, p in enumerate(names.PERTURBATIONS)}
+    benches = names.benchmark_order()
+    data.rows = sorted(chosen.values(), key=lambda r: (
+        r.model, r.temperature is None, r.temperature or 0.0,
+        benches.index(r.benchmark) if r.benchmark in benches else len(benches), order.get(r.perturbation, 9), r.task))
+    return data

@@ -1,0 +1,42 @@
+"""``uta-summary``: write ``summary.json`` (strict JSON, NaN as null) beside each run's results."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from uta_tasks.runs.estimates import EstimateSettings
+from uta_tasks.runs.folder import find_runs
+from uta_tasks.runs.summary import write_summary
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of ``uta-summary``."""
+    p = argparse.ArgumentParser(prog="uta-summary", description=__doc__)
+    p.add_argument("paths", nargs="+", help="lm-eval --output_path folders or results_*.json files")
+    p.add_argument("--confidence", type=float, default=0.95, help="coverage of every interval (default 0.95)")
+    p.add_argument("--iterations", type=int, default=2000, help="paired bootstrap replicates (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``uta-summary``; prints each summary's path.
+
+    Args:
+        argv: arguments (default: ``sys.argv[1:]``).
+    """
+    args = parser().parse_args(argv)
+    settings = EstimateSettings(args.confidence, args.iterations, args.seed)
+    try:
+        for path in args.paths:
+            for files in find_runs(path):
+                print(write_summary(files, settings))
+    except (OSError, ValueError) as exc:
+        print(f"uta-summary: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""Point estimates and 95% intervals of every metric of a task or group of a run.
+
+* Rates that are shares of units (judged turns, docs, verdicts; :data:`COUNT_METRICS`):
+  ``value = k / n`` with a Wilson interval. Counts come from the samples when they were
+  logged, else from the results JSON (:mod:`uta_tasks.runs.approx`, flagged approximate).
+  A group pools the units of its member tasks.
+* ``genuine_followup_diff`` (perturbed minus base on the same docs): a paired bootstrap over
+  docs from the samples, else Newcombe's interval from the two rates' counts.
+* Any other metric: lm-eval's value, with ``value +- z * stderr`` when lm-eval's standard
+  error is finite, else no interval. Group rows sum the count metrics lm-eval sums
+  (``unjudged``, ``trunc_emptied``, ``judge_*``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from uta_tasks.runs import names
+from uta_tasks.runs.approx import approx_count, derived_value
+from uta_tasks.runs.observations import Observations
+from uta_tasks.runs.run import Run, TaskRun
+from uta_tasks.stats import Interval, newcombe, paired_bootstrap, wilson, z_value
+
+SAMPLES = "samples"
+APPROXIMATE = "results (approximate)"
+
+_BASE_COUNT_METRICS = (
+    names.ACCURACY,
+    names.GENUINE,
+    names.GENUINE_BASE,
+    names.GENUINE_REFERENCE,
+    names.GENUINE_PASS_AT_K,
+    names.GENUINE_CORRECT,
+    names.GENUINE_WRONG,
+    names.UNJUDGED_SHARE,
+    names.CHANGED_SHARE,
+)
+_SUMMED = (names.UNJUDGED, names.TRUNC_EMPTIED, *names.JUDGE_USAGE_METRICS)
+
+
+def count_metrics() -> tuple[str, ...]:
+    """Metrics that are shares of units and get Wilson intervals."""
+    return (*_BASE_COUNT_METRICS, *(names.label_metric(x) for x in names.labels()))
+
+
+@dataclass(frozen=True)
+class EstimateSettings:
+    """How intervals are computed.
+
+    Attributes:
+        confidence: coverage of every interval.
+        iterations: paired bootstrap replicates.
+        seed: seed of the bootstrap's numpy Generator.
+    """
+
+    confidence: float = 0.95
+    iterations: int = 2000
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A metric's value for one task or group of a run.
+
+    Attributes:
+        metric: metric name.
+        value: the point estimate (None when nothing was measured, e.g. no judged turn).
+        interval: its interval, or None.
+        k: successes behind a rate (None for other metrics).
+        n: units behind a rate: judged turns, docs or verdicts.
+        counts: ``samples``, ``results (approximate)`` or None.
+        lm_eval: the value in lm-eval's results JSON (tasks only; None for NaN or derived metrics).
+        stderr: lm-eval's standard error (None when absent or NaN).
+    """
+
+    metric: str
+    value: float | None
+    interval: Interval | None = None
+    k: float | None = None
+    n: int | None = None
+    counts: str | None = None
+    lm_eval: float | None = None
+    stderr: float | None = None
+
+    @property
+    def approximate(self) -> bool:
+        """True when the counts were derived from the results JSON alone."""
+        return self.counts == APPROXIMATE
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (``interval`` flattened to ``ci_low``, ``ci_high``, ``ci_method``)."""
+        iv = self.interval
+        return {
+            "value": self.value,
+            "ci_low": iv.low if iv else None,
+            "ci_high": iv.high if iv else None,
+            "ci_method": iv.method if iv else None,
+            "k": self.k,
+            "n": self.n,
+            "counts": self.counts,
+            "lm_eval": self.lm_eval,
+            "stderr": self.stderr,
+        }
+
+
+def task_count(task: TaskRun, metric: str) -> tuple[float, int, str] | None:
+    """``(k, n, source)`` of a rate metric of one task.
+
+    Args:
+        task: the task.
+        metric: one of :func:`count_metrics`.
+    """
+    if task.observations is not None:
+        found = task.observations.count(metric)
+        return None if found is None else (found[0], found[1], SAMPLES)
+    found = approx_count(task, metric) if task.is_uta else None
+    return None if found is None else (found[0], found[1], APPROXIMATE)
+
+
+def _from_count(metric: str, k: float, n: int, source: str, settings: EstimateSettings, **extra: Any) -> Estimate:
+    return Estimate(metric, k / n, wilson(k, n, settings.confidence), k, n, source, **extra)
+
+
+def _stderr_estimate(metric: str, value: float | None, stderr: float | None, settings: EstimateSettings,
+                     lm_eval: float | None) -> Estimate:
+    interval = None
+    if value is not None and stderr is not None:
+        half = z_value(settings.confidence) * stderr
+        interval = Interval(value - half, value + half, "normal_stderr", settings.confidence)
+    return Estimate(metric, value, interval, lm_eval=lm_eval, stderr=stderr)
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else x
+
+
+def _diff(tasks: list[TaskRun], settings: EstimateSettings, lm_eval: float | None) -> Estimate | None:
+    perturbed = [t for t in tasks if t.perturbation != names.PERTURBATION_NONE]
+    if not perturbed:
+        return None
+    if all(t.observations is not None for t in perturbed):
+        pooled = Observations.pooled(t.observations for t in perturbed if t.observations)
+        cand, base = pooled.values.get(names.GENUINE, {}), pooled.values.get(names.GENUINE_BASE, {})
+        if not set(cand) & set(base):
+            return Estimate(names.GENUINE_DIFF, None, counts=SAMPLES, lm_eval=lm_eval)
+        pd = paired_bootstrap(cand, base, iterations=settings.iterations, seed=settings.seed,
+                              confidence=settings.confidence)
+        return Estimate(names.GENUINE_DIFF, pd.estimate, pd.interval, None, pd.units, SAMPLES, lm_eval)
+    c = _pooled_count(perturbed, names.GENUINE)
+    b = _pooled_count(perturbed, names.GENUINE_BASE)
+    if c is None or b is None:
+        return Estimate(names.GENUINE_DIFF, lm_eval, lm_eval=lm_eval)
+    interval = newcombe(c[0], c[1], b[0], b[1], settings.confidence)
+    return Estimate(names.GENUINE_DIFF, c[0] / c[1] - b[0] / b[1], interval, None, c[1], c[2], lm_eval)
+
+
+def _reports(task: TaskRun, metric: str) -> bool:
+    source = {names.ACCURACY: task.primary, names.CHANGED_SHARE: names.PCT_CHANGED,
+              names.UNJUDGED_SHARE: names.UNJUDGED}.get(metric, metric)
+    return source is not None and source in task.values
+
+
+def _pooled_count(tasks: list[TaskRun], metric: str) -> tuple[float, int, str] | None:
+    k, n, sources = 0.0, 0, set()
+    for task in tasks:
+        found = task_count(task, metric)
+        if found is not None:
+            k, n = k + found[0], n + found[1]
+            sources.add(found[2])
+    if n <= 0:
+        return None
+    return k, n, APPROXIMATE if APPROXIMATE in sources else SAMPLES
+
+
+def estimate(run: Run, name: str, metric: str, settings: EstimateSettings | None = None) -> Estimate | None:
+    """The estimate of ``metric`` for a task or group of ``run``, or None when the run does not report it.
+
+    A rate with no judged unit has ``value`` None (lm-eval's NaN).
+
+    Args:
+        run: the run.
+        name: task or group name.
+        metric: metric name (lm-eval's, or ``accuracy``, ``unjudged_share``, ``changed_share``).
+        settings: interval settings (defaults: 95%, 2000 replicates, seed 0).
+    """
+    settings = settings or EstimateSettings()
+    is_group = name in run.groups
+    if not is_group and name not in run.tasks:
+        return None
+    tasks = [run.tasks[t] for t in run.members(name) if t in run.tasks]
+    task = None if is_group else run.tasks[name]
+    lm_eval = _finite(derived_value(task, metric)) if task else None
+    if metric == names.GENUINE_DIFF:
+        return _diff(tasks, settings, lm_eval)
+    if metric in count_metrics():
+        found = _pooled_count(tasks, metric)
+        if found is not None:
+            return _from_count(metric, *found, settings, lm_eval=lm_eval)
+        return Estimate(metric, None, lm_eval=lm_eval) if any(_reports(t, metric) for t in tasks) else None
+    if task is not None:
+        if metric not in task.values:
+            return None
+        return _stderr_estimate(metric, lm_eval, _finite(task.stderrs.get(metric)), settings, lm_eval)
+    if metric in _SUMMED and any(metric in t.values for t in tasks):
+        return Estimate(metric, float(sum(t.value(metric) or 0.0 for t in tasks)))
+    return None
+
+
+def metrics_of(run: Run, name: str) -> list[str]:
+    """Every metric :func:`estimate` answers for a task or group, in a stable order.
+
+    Args:
+        run: the run.
+        name: task or group name.
+    """
+    tasks = [run.tasks[t] for t in run.members(name) if t in run.tasks]
+    reported: dict[str, None] = {}
+    for task in tasks:
+        reported.update(dict.fromkeys(task.values))
+    ordered = [m for m in (*count_metrics(), names.GENUINE_DIFF) if m not in reported]
+    candidates = [*reported, *ordered]
+    return [m for m in candidates if estimate(run, name, m, EstimateSettings(iterations=100)) is not None]

@@ -1,0 +1,95 @@
+"""Find the runs in an lm-eval output folder: ``results_<date>.json`` and its samples files.
+
+lm-eval writes ``<output_path>/<model>/results_<date>.json`` and, with ``--log_samples``,
+``samples_<task>_<date>.jsonl`` beside it with the same ``<date>``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from uta_tasks.runs import names
+
+log = logging.getLogger(__name__)
+
+
+class RunNotFoundError(FileNotFoundError):
+    """No run (or no single run) where one was expected; the message names the path."""
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """The files of one lm-eval run.
+
+    Attributes:
+        results: the ``results_<date>.json`` file.
+        samples: task name -> its ``samples_<task>_<date>.jsonl`` file (empty without --log_samples).
+    """
+
+    results: Path
+    samples: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def date_id(self) -> str:
+        """The ``<date>`` part of the file names."""
+        return self.results.stem[len(names.RESULTS_PREFIX):]
+
+    @property
+    def summary(self) -> Path:
+        """Where the strict-JSON summary of this run goes (beside the results)."""
+        return self.results.with_name(names.SUMMARY_FILE)
+
+
+def _samples_of(results: Path) -> dict[str, Path]:
+    date_id = results.stem[len(names.RESULTS_PREFIX):]
+    suffix = f"_{date_id}.jsonl"
+    found: dict[str, Path] = {}
+    for path in sorted(results.parent.glob(f"{names.SAMPLES_PREFIX}*{suffix}")):
+        task = path.name[len(names.SAMPLES_PREFIX): -len(suffix)]
+        if task:
+            found[task] = path
+    return found
+
+
+def find_runs(path: str | Path) -> list[RunFiles]:
+    """Every run under ``path`` (a folder searched recursively, or one results file), oldest first.
+
+    Args:
+        path: an lm-eval ``--output_path`` folder, a model subfolder, or a ``results_*.json`` file.
+    """
+    root = Path(path)
+    if root.is_file():
+        if not (root.name.startswith(names.RESULTS_PREFIX) and root.suffix == ".json"):
+            raise RunNotFoundError(f"{root} is not an lm-eval results_<date>.json file")
+        files = [root]
+    elif root.is_dir():
+        files = sorted(root.rglob(names.RESULTS_GLOB), key=lambda p: (p.stem, str(p)))
+    else:
+        raise RunNotFoundError(f"{root} does not exist: pass the folder given to lm-eval's --output_path")
+    if not files:
+        raise RunNotFoundError(
+            f"{root} holds no {names.RESULTS_GLOB}: pass the folder given to lm-eval's --output_path"
+        )
+    return [RunFiles(results=f, samples=_samples_of(f)) for f in files]
+
+
+def single_run(path: str | Path) -> RunFiles:
+    """The one run a command such as the gate reads from ``path``.
+
+    Several results files in one folder are reruns of the same model: the newest is taken.
+    Results files in different folders (several models) are ambiguous and raise.
+
+    Args:
+        path: folder or results file, as for :func:`find_runs`.
+    """
+    runs = find_runs(path)
+    folders = sorted({str(r.results.parent) for r in runs})
+    if len(folders) > 1:
+        raise RunNotFoundError(
+            f"{path} holds runs in {len(folders)} folders ({', '.join(folders)}): pass one of them"
+        )
+    if len(runs) > 1:
+        log.info("%s holds %d runs; reading the newest, %s", path, len(runs), runs[-1].results.name)
+    return runs[-1]

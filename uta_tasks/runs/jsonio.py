@@ -1,0 +1,57 @@
+"""JSON in and out: lm-eval writes bare ``NaN``; everything this package writes is strict JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+
+def read_json(path: Path) -> Any:
+    """Read a JSON file that may contain bare ``NaN`` or ``Infinity`` (lm-eval's results).
+
+    Args:
+        path: the file.
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc}); is the run still being written?") from None
+
+
+def strict(value: Any) -> Any:
+    """A copy of ``value`` where every non-finite float is None (JSON ``null``).
+
+    Args:
+        value: JSON-like data (dicts, lists, tuples, scalars).
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict(v) for v in value]
+    return value
+
+
+def dumps_strict(value: Any, indent: int | None = 2) -> str:
+    """Serialise as strict JSON (NaN and infinities become ``null``).
+
+    Args:
+        value: JSON-like data.
+        indent: passed to ``json.dumps``.
+    """
+    return json.dumps(strict(value), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
+
+
+def write_json(path: Path, value: Any) -> Path:
+    """Write strict JSON to ``path`` (parents created).
+
+    Args:
+        path: destination file.
+        value: JSON-like data.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps_strict(value) + "\n", encoding="utf-8")
+    return path

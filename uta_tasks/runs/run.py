@@ -1,0 +1,164 @@
+"""One lm-eval run of uta tasks, read from its output folder: results, samples, groups."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from uta_tasks.runs import names
+from uta_tasks.runs.folder import RunFiles, single_run
+from uta_tasks.runs.jsonio import read_json
+from uta_tasks.runs.observations import Observations, from_samples
+from uta_tasks.runs.samples import DocSample, read_samples
+
+
+@dataclass
+class TaskRun:
+    """One task of a run.
+
+    Attributes:
+        name: task name.
+        benchmark: ``uta_benchmark`` of the task config (None for tasks that are not uta tasks).
+        perturbation: ``none``, ``trunc`` or ``question``.
+        repeats: lm-eval ``repeats``.
+        n_docs: docs evaluated (lm-eval's effective n-samples), or None when not reported.
+        values: metric -> value from the results JSON (NaN where lm-eval wrote NaN).
+        stderrs: metric -> lm-eval's bootstrap standard error (NaN or absent when it has none).
+        config: the task config lm-eval dumped.
+        docs: the logged samples, or None without --log_samples.
+        observations: per-turn observations from the samples, or None without them.
+    """
+
+    name: str
+    benchmark: str | None
+    perturbation: str
+    repeats: int
+    n_docs: int | None
+    values: dict[str, float]
+    stderrs: dict[str, float]
+    config: dict[str, Any]
+    docs: list[DocSample] | None = None
+    observations: Observations | None = None
+
+    @property
+    def primary(self) -> str | None:
+        """The benchmark's primary accuracy metric."""
+        return names.primary_metric(self.benchmark) if self.benchmark else None
+
+    @property
+    def is_uta(self) -> bool:
+        """True for a uta task (its config names a uta benchmark)."""
+        return self.benchmark is not None
+
+    def value(self, metric: str) -> float | None:
+        """A metric's value from the results JSON (None when absent or NaN).
+
+        Args:
+            metric: metric name as lm-eval reports it.
+        """
+        value = self.values.get(metric)
+        return None if value is None or not math.isfinite(value) else value
+
+
+@dataclass
+class Run:
+    """A run: its files, tasks and groups.
+
+    Attributes:
+        files: where it was read from.
+        results: the results JSON as lm-eval wrote it (NaN kept as float NaN).
+        tasks: task name -> :class:`TaskRun` (groups excluded).
+        groups: group name -> its leaf tasks (nested groups flattened).
+    """
+
+    files: RunFiles
+    results: dict[str, Any]
+    tasks: dict[str, TaskRun] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def has_samples(self) -> bool:
+        """True when every uta task of the run has logged samples."""
+        uta = [t for t in self.tasks.values() if t.is_uta]
+        return bool(uta) and all(t.docs is not None for t in uta)
+
+    def members(self, name: str) -> list[str]:
+        """The tasks behind a task or group name (a task stands for itself).
+
+        Args:
+            name: task or group name.
+        """
+        return list(self.groups[name]) if name in self.groups else [name]
+
+
+def _split_metrics(row: dict[str, Any]) -> tuple[dict[str, float], dict[str, float]]:
+    values: dict[str, float] = {}
+    stderrs: dict[str, float] = {}
+    suffix = f",{names.FILTER}"
+    for key, raw in row.items():
+        if not key.endswith(suffix):
+            continue
+        metric = key[: -len(suffix)]
+        try:
+            number = float(raw)
+        except (TypeError, ValueError):
+            continue
+        if metric.endswith("_stderr"):
+            stderrs[metric[: -len("_stderr")]] = number
+        else:
+            values[metric] = number
+    return values, stderrs
+
+
+def _flatten(group: str, subtasks: dict[str, list[str]], seen: frozenset[str] = frozenset()) -> list[str]:
+    out: list[str] = []
+    for child in subtasks.get(group, []):
+        if child in subtasks and child not in seen:
+            out.extend(_flatten(child, subtasks, seen | {group}))
+        elif child not in subtasks:
+            out.append(child)
+    return list(dict.fromkeys(out))
+
+
+def _task(name: str, results: dict[str, Any], files: RunFiles) -> TaskRun:
+    config = (results.get("configs") or {}).get(name) or {}
+    meta = config.get("metadata") or {}
+    values, stderrs = _split_metrics((results.get("results") or {}).get(name) or {})
+    n_samples = (results.get("n-samples") or {}).get(name) or {}
+    benchmark = meta.get(names.META_BENCHMARK)
+    task = TaskRun(
+        name=name,
+        benchmark=str(benchmark) if benchmark else None,
+        perturbation=str(meta.get(names.META_PERTURBATION, names.PERTURBATION_NONE)),
+        repeats=int(config.get("repeats") or 1),
+        n_docs=int(n_samples["effective"]) if "effective" in n_samples else None,
+        values=values,
+        stderrs=stderrs,
+        config=config,
+    )
+    path = files.samples.get(name)
+    if task.is_uta and path is not None:
+        task.docs = read_samples(path)
+        task.observations = from_samples(name, task.docs, task.primary)
+    return task
+
+
+def load_run(path: str | Path | RunFiles) -> Run:
+    """Read a run (the newest in a folder; see :func:`uta_tasks.runs.folder.single_run`).
+
+    Args:
+        path: an lm-eval output folder, a results file, or :class:`RunFiles`.
+    """
+    files = path if isinstance(path, RunFiles) else single_run(path)
+    results = read_json(files.results)
+    if not isinstance(results, dict) or "results" not in results:
+        raise ValueError(f"{files.results} has no 'results' key: it is not an lm-eval results file")
+    subtasks = {str(k): list(v) for k, v in (results.get("group_subtasks") or {}).items()}
+    run = Run(files=files, results=results)
+    run.groups = {group: _flatten(group, subtasks) for group in subtasks}
+    for name in results["results"]:
+        if name not in subtasks:
+            run.tasks[name] = _task(name, results, files)
+    return run

@@ -1,0 +1,68 @@
+"""Logged samples of a uta task and the probe records inside them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from uta_tasks.runs import names
+
+
+@dataclass(frozen=True)
+class DocSample:
+    """One logged doc of a uta task.
+
+    Attributes:
+        doc_id: lm-eval's ``doc_id``.
+        records: the probe records, one per repeat, in repeat order.
+        metrics: the per-doc metric values lm-eval logged beside the sample.
+    """
+
+    doc_id: int
+    records: list[dict[str, Any]]
+    metrics: dict[str, Any]
+
+
+def decode_records(sample: dict[str, Any], where: str = "sample") -> list[dict[str, Any]]:
+    """The probe records of a logged sample, one per repeat.
+
+    Args:
+        sample: one line of ``samples_<task>_<date>.jsonl``.
+        where: names the sample in error messages.
+    """
+    try:
+        repeats = sample[names.SAMPLE_RESPS][0]
+    except (KeyError, IndexError, TypeError):
+        raise ValueError(f"{where}: no {names.SAMPLE_RESPS}[0]; is this a uta task's samples file?") from None
+    out = []
+    for item in repeats:
+        record = json.loads(item) if isinstance(item, str) else item
+        if isinstance(record, dict):
+            out.append(record)
+            continue
+        raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")
+    return out
+
+
+def read_samples(path: Path) -> list[DocSample]:
+    """Read a ``samples_<task>_<date>.jsonl`` file of a uta task, in doc order.
+
+    Args:
+        path: the samples file.
+    """
+    docs: list[DocSample] = []
+    with path.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_no}"
+            try:
+                sample = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where} is not valid JSON ({exc})") from None
+            metrics = {k: sample[k] for k in sample.get("metrics", []) if k in sample}
+            docs.append(DocSample(int(sample[names.SAMPLE_DOC_ID]), decode_records(sample, where), metrics))
+    docs.sort(key=lambda d: d.doc_id)
+    return docs

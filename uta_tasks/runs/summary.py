@@ -1,0 +1,129 @@
+"""The strict-JSON summary of a run, written as ``summary.json`` beside lm-eval's results.
+
+lm-eval writes rates with nothing judged as bare ``NaN``, which browsers, ``jq`` and pandas
+reject. The summary holds the same numbers as strict JSON (NaN as ``null``), with each
+rate's counts and interval, pooled group rows and the run's provenance::
+
+    {"schema": "uta-summary/1", "results_file": "results_<date>.json",
+     "settings": {"confidence": 0.95, "iterations": 2000, "seed": 0},
+     "provenance": {...},
+     "tasks":  {"uta_ifbench": {"benchmark": "ifbench", "perturbation": "none", "repeats": 1,
+                                "n_docs": 3, "samples": true,
+                                "metrics": {"genuine_followup": {"value": 0.33, "ci_low": 0.06,
+                                            "ci_high": 0.79, "ci_method": "wilson", "k": 1, "n": 3,
+                                            "counts": "samples", "lm_eval": 0.33, "stderr": null}}}},
+     "groups": {"uta_ifbench_all": {"tasks": [...], "metrics": {...}}},
+     "lm_eval": {... the results JSON, NaN as null ...}}
+
+The gate and the report read this file when it is current (same results file and settings),
+and write it when it is not.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from uta_tasks.runs import names
+from uta_tasks.runs.estimates import EstimateSettings, estimate, metrics_of
+from uta_tasks.runs.folder import RunFiles
+from uta_tasks.runs.jsonio import read_json, strict, write_json
+from uta_tasks.runs.provenance import run_provenance
+from uta_tasks.runs.run import Run, load_run
+
+log = logging.getLogger(__name__)
+
+
+def _metrics(run: Run, name: str, settings: EstimateSettings) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for metric in metrics_of(run, name):
+        found = estimate(run, name, metric, settings)
+        if found is not None:
+            out[metric] = found.to_dict()
+    return out
+
+
+def build_summary(run: Run, settings: EstimateSettings | None = None) -> dict[str, Any]:
+    """The summary of a run as a strict-JSON-ready dict.
+
+    Args:
+        run: the run.
+        settings: interval settings.
+    """
+    settings = settings or EstimateSettings()
+    tasks = {
+        name: {
+            "benchmark": task.benchmark,
+            "perturbation": task.perturbation,
+            "repeats": task.repeats,
+            "n_docs": task.n_docs,
+            "samples": task.docs is not None,
+            "metrics": _metrics(run, name, settings),
+        }
+        for name, task in run.tasks.items()
+    }
+    groups = {
+        name: {"tasks": members, "metrics": _metrics(run, name, settings)} for name, members in run.groups.items()
+    }
+    return strict(
+        {
+            "schema": names.SUMMARY_SCHEMA,
+            "results_file": run.files.results.name,
+            "samples_files": {task: path.name for task, path in run.files.samples.items()},
+            "settings": asdict(settings),
+            "provenance": run_provenance(run),
+            "tasks": tasks,
+            "groups": groups,
+            "lm_eval": run.results,
+        }
+    )
+
+
+def _current(path: Path, files: RunFiles, settings: EstimateSettings) -> dict[str, Any] | None:
+    if not path.is_file() or path.stat().st_mtime < files.results.stat().st_mtime:
+        return None
+    try:
+        data = read_json(path)
+    except ValueError:
+        return None
+    ok = (
+        isinstance(data, dict)
+        and data.get("schema") == names.SUMMARY_SCHEMA
+        and data.get("results_file") == files.results.name
+        and data.get("settings") == asdict(settings)
+        and data.get("samples_files") == {t: p.name for t, p in files.samples.items()}
+    )
+    return data if ok else None
+
+
+def write_summary(run: Run | RunFiles | str | Path, settings: EstimateSettings | None = None) -> Path:
+    """Write ``summary.json`` beside the run's results file.
+
+    Args:
+        run: a loaded run, its files, or an output folder (its newest run).
+        settings: interval settings.
+    """
+    loaded = run if isinstance(run, Run) else load_run(run)
+    return write_json(loaded.files.summary, build_summary(loaded, settings))
+
+
+def load_summary(files: RunFiles, settings: EstimateSettings | None = None, run: Run | None = None) -> dict[str, Any]:
+    """The run's summary: ``summary.json`` when it is current, else built now and written.
+
+    Args:
+        files: the run's files.
+        settings: interval settings the summary must have been made with.
+        run: the loaded run, when the caller has it already.
+    """
+    settings = settings or EstimateSettings()
+    found = _current(files.summary, files, settings)
+    if found is not None:
+        return found
+    data = build_summary(run or load_run(files), settings)
+    try:
+        write_json(files.summary, data)
+    except OSError as exc:  # a read-only artifact folder still gets a report
+        log.warning("could not write %s (%s); continuing with the summary in memory", files.summary, exc)
+    return data
