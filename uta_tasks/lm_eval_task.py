@@ -25,7 +25,7 @@ from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import hook
 from uta_tasks.probe.budget import OVERLONG_CHOICES
-from uta_tasks.probe.perturb import PERTURBATIONS
+from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, PERTURBATIONS, question_pools
 from uta_tasks.probe.records import DEFAULT_USER_MAX_GEN_TOKS, REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 
 
@@ -87,6 +87,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         self._predict_only = False
         _check_keys(name, meta)
         self._judge = _judge_metadata(meta)
+        self._drops_overlong = meta.get("overlong") == "drop"
         hook.install()
         super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)
         compat.after_init(self)
@@ -102,6 +103,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             judged=self._judge is not None and not self._predict_only,
             held_out=self.benchmark.reference_user_turn is not None,
             primary=self.benchmark.primary,
+            drops_overlong=self._drops_overlong,
         )
 
     def _metrics(self) -> list[table.MetricSpec]:
@@ -168,6 +170,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             )
         self._positive_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS)
         self._choice("overlong", OVERLONG_CHOICES)
+        self._choice("question_pool", (DEFAULT_QUESTION_POOL, *question_pools()))
         self._system_instruction = system_instruction
         return super().build_all_requests(*args, system_instruction=system_instruction, **kwargs)
 
@@ -190,6 +193,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             given_answer=bench.given_answer(doc) if bench.given_answer else None,
             reference_user_turn=bench.reference_user_turn(doc) if bench.reference_user_turn else None,
             overlong=self._choice("overlong", OVERLONG_CHOICES),
+            question_pool=self._choice("question_pool", (DEFAULT_QUESTION_POOL, *question_pools())),
         )
 
     def construct_requests(self, doc: dict, ctx: Any, **kwargs: Any) -> Any:

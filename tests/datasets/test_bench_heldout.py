@@ -86,3 +86,23 @@ def test_conversations_with_no_cut_point_at_all(tmp_path):
     path.write_text(json.dumps({"messages": msgs((U, "q"), (A, "a"))}) + "\n")
     with pytest.raises(BenchmarkDataError, match="none of the 1 conversations"):
         BENCHMARKS["conversations"].load(conversations_data_files=str(path))
+
+
+def test_healthbench_logs_n_and_warns_when_it_is_not_the_papers_1470(data_dir, caplog):
+    with caplog.at_level(logging.INFO, logger="uta_tasks.datasets.sources"):
+        BENCHMARKS["healthbench"].load(healthbench_data_files=str(data_dir / "healthbench_sample.jsonl"))
+    sources = "uta_tasks.datasets.sources"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and r.name == sources]
+    assert warnings == ["healthbench: N = 2 documents from 3 conversations cut after an assistant turn, "
+                        "not the paper's 1470: its rates are not the paper's measurement."]
+
+
+def test_healthbench_with_the_papers_1470_only_logs_n(tmp_path, caplog):
+    conversation = msgs((U, "I have a cough."), (A, "Since when?"), (U, "Two weeks."))
+    path = tmp_path / "hb.jsonl"
+    path.write_text("".join(json.dumps({"prompt_id": f"c{i}", "prompt": conversation}) + "\n" for i in range(1470)))
+    with caplog.at_level(logging.INFO, logger="uta_tasks.datasets.sources"):
+        docs = BENCHMARKS["healthbench"].load(healthbench_data_files=str(path))["test"]
+    assert len(docs) == 1470
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]  # none skipped, N is the paper's
+    assert "healthbench: N = 1470 documents from 1470 conversations" in caplog.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 
 import pytest
@@ -17,6 +18,12 @@ def test_gsm8k_loads_fixture_with_extra_metadata(data_dir):
     assert list(dd) == ["test"]
     assert len(dd["test"]) == 6
     assert set(dd["test"].column_names) == {"question", "answer"}
+
+
+def test_a_set_of_another_size_than_the_papers_is_warned_about(data_dir, caplog):
+    with caplog.at_level(logging.WARNING, logger="uta_tasks.datasets.sources"):
+        gsm8k.load(gsm8k_data_files=str(data_dir / "gsm8k_test.jsonl"))
+    assert "gsm8k: N = 6 documents from gsm8k_data_files=" in caplog.text and "not the paper's 1319" in caplog.text
 
 
 def test_list_of_files_and_parquet(tmp_path, data_dir):

@@ -251,7 +251,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 server._stop.wait(config.delay)
             fault = server.next_fault(record.user_turn)
             verdict = expected_verdict(record.user_turn or "")
-            content = json.dumps(verdict)
+            decision = {"label": verdict["label"], "genuine": verdict["genuine"]}
+            content = json.dumps({"rationale": verdict["rationale"], "decision": decision})  # the schema's shape
             finish = "stop"
             if fault == "429":
                 return self._send(429, {"error": {"message": "Rate limit reached", "type": "requests"}},
@@ -272,6 +273,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 server._stop.wait(config.hang_seconds)
             if fault == "malformed":
                 content = '{"rationale": "unterminated'
+            if fault == "contradiction":  # a failure label with genuine true: what the schema forbids
+                content = json.dumps({"rationale": "r", "decision": {"label": "previous_turn_restate", "genuine": True}})
             if fault == "schema":
                 content = json.dumps({"rationale": "r", "label": "genuine_followup", "genuine": "yes"})
             if fault == "length":

@@ -16,10 +16,11 @@ import pytest
 from sample_items import REPO_ROOT
 
 from uta_tasks.judge import LABELS, JudgeConfigError, JudgeItem, JudgeSettings, judge_all, preflight
-from uta_tasks.judge.labels import response_format
+from uta_tasks.judge.labels import allowed_genuine, response_format
 from uta_tasks.judge.local_server import MODEL_ALIAS, llama_server
 from uta_tasks.judge.parse import parse_reply
 from uta_tasks.judge.prompt import load_template
+from uta_tasks.judge.settings import DEFAULT_PROMPT
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +57,7 @@ def test_server_honours_strict_json_schema(llama_url: str) -> None:
         data = json.loads(reply.choices[0].message.content)
         assert data["word"] == "xyzzy-constrained" and isinstance(data["n"], int) and set(data) == {"word", "n"}
 
-        template = load_template("followupeval-v1")
+        template = load_template(DEFAULT_PROMPT)
         unconstrained_valid = 0
         for item in ITEMS[:3]:
             messages = template.render(item)
@@ -65,8 +66,9 @@ def test_server_honours_strict_json_schema(llama_url: str) -> None:
                 max_tokens=400, temperature=0)
             text = constrained.choices[0].message.content
             parse_reply(text, constrained.choices[0].finish_reason)  # raises if not a valid verdict
-            keys = [key for key, _ in json.loads(text, object_pairs_hook=lambda pairs: pairs)]
-            assert keys == ["rationale", "label", "genuine"]  # rationale first
+            pairs = json.loads(text, object_pairs_hook=lambda pairs: pairs)
+            assert [key for key, _ in pairs] == ["rationale", "decision"]  # rationale first
+            assert [key for key, _ in dict(pairs)["decision"]] == ["label", "genuine"]
             free = client.chat.completions.create(model=MODEL_ALIAS, messages=messages, max_tokens=120, temperature=0)
             try:
                 parse_reply(free.choices[0].message.content, free.choices[0].finish_reason)
@@ -74,6 +76,27 @@ def test_server_honours_strict_json_schema(llama_url: str) -> None:
             except ValueError:
                 pass
         assert unconstrained_valid < 3  # without the schema SmolLM2 does not write verdicts on its own
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("label", ["plausible_followup", "previous_turn_restate", "degenerate_short"])
+def test_grammar_keeps_label_and_genuine_together(llama_url: str, label: str) -> None:
+    """Told to pair a label with the wrong decision, the model still cannot write the pair:
+    llama.cpp compiles the schema's anyOf into its grammar."""
+    client = openai.OpenAI(base_url=llama_url, api_key="no-key", max_retries=0, timeout=600)
+    wrong = "false" if label == "plausible_followup" else "true"
+    contradiction = f'{{"rationale": "ok", "decision": {{"label": "{label}", "genuine": {wrong}}}}}'
+    prompt = f"Repeat this JSON object exactly, character for character:\n{contradiction}"
+    try:
+        reply = client.chat.completions.create(
+            model=MODEL_ALIAS, messages=[{"role": "user", "content": prompt}], response_format=response_format(),
+            max_tokens=200, temperature=0)
+        parsed = parse_reply(reply.choices[0].message.content, reply.choices[0].finish_reason)
+        assert parsed.genuine in allowed_genuine(parsed.label)
+        free = client.chat.completions.create(
+            model=MODEL_ALIAS, messages=[{"role": "user", "content": prompt}], max_tokens=200, temperature=0)
+        assert f'"genuine": {wrong}' in free.choices[0].message.content  # unconstrained, it copies the pair
     finally:
         client.close()
 
@@ -89,7 +112,7 @@ def test_judge_all_against_llama_server_then_cache(llama_url: str, tmp_path: Pat
     assert run.input_tokens > 500 * len(ITEMS) and run.output_tokens > 0
     for verdict in run.verdicts:
         assert verdict.label in LABELS and isinstance(verdict.genuine, bool) and verdict.rationale is not None
-        assert json.loads(verdict.raw_reply)["label"] == verdict.label
+        assert json.loads(verdict.raw_reply)["decision"]["label"] == verdict.label
         assert verdict.prompt[0]["role"] == "system" and verdict.judge_model == MODEL_ALIAS
     again = judge_all(ITEMS, settings)
     assert again.calls == 0 and again.cache_hits == len(ITEMS)

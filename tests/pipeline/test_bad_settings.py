@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import evaluate
+from pipeline_run import evaluate
 
 
 @pytest.mark.parametrize(

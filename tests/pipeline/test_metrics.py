@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from conftest import evaluate, records
+from pipeline_run import evaluate, records
 from scripted_lm import chatml_script
 
 

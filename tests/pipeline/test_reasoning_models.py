@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import DATA, NO_JUDGE, evaluate, records
+from pipeline_run import DATA, NO_JUDGE, evaluate, records
 from scripted_lm import ScriptedLM, load_tokenizer
 
 REASONING = " ".join(f"step{i}" for i in range(150))

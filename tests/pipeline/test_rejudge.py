@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 
-from conftest import evaluate
+from pipeline_run import evaluate
 from test_metrics import _item_calls, thanks_after_full_answers
 
 TASKS = ["uta_ifbench", "uta_ifbench_trunc"]

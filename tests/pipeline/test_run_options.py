@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import IFBENCH, evaluate, records
+from pipeline_run import IFBENCH, evaluate, records
 
 
 def test_use_cache_rerun_generates_nothing(scripted, tmp_path):
@@ -64,3 +64,14 @@ def test_plain_lm_eval_task_in_the_same_run_is_untouched(scripted, tmp_path):
     assert len(plain) == 1 and sorted(p for p, _ in plain[0]) == ["Count to 3:", "Count to 4:", "Count to 5:"]
     assert len(scripted.calls) == 3  # the plain task's call, and one per probe pass
     assert "exact_match,none" in results["results"]["plain_echo"]
+
+
+def test_question_pool_setting_reaches_the_cue_and_the_record(scripted):
+    from pipeline_run import NO_JUDGE
+
+    from uta_tasks.probe.perturb import question_pool
+
+    for pool in ("question_pool_v1", "question_pool_v2"):
+        results = evaluate(scripted, ["uta_ifbench_question"], limit=2, metadata={**NO_JUDGE, "question_pool": pool})
+        for r in records(results, "uta_ifbench_question"):
+            assert r.question_pool == pool and r.cue in question_pool(pool) and r.a_prime.endswith(" " + r.cue)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import IFBENCH, evaluate, records
+from pipeline_run import IFBENCH, evaluate, records
 
 
 def test_one_backend_call_per_pass_with_deduplication(scripted):

@@ -1,8 +1,15 @@
+import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from uta_tasks.probe import perturb
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("n,expected", [(0, 0), (10, 10), (25, 25), (26, 25), (100, 25), (101, 26), (400, 100)])
@@ -38,19 +45,77 @@ def test_short_answers_are_emptied_and_flagged(smollm2_tokenizer):
     assert out.text == "" and out.emptied and out.removed_tokens == out.n_tokens
 
 
-def test_question_pool_is_large_and_draw_is_reproducible():
-    pool = perturb.question_pool()
-    assert len(pool) >= 8 and len(set(pool)) == len(pool)
+PAPER_CUES = ("What do you think?", "Any questions?")  # the two examples the paper gives
+YES_NO_OPENERS = {"would", "do", "does", "did", "is", "are", "was", "were", "can", "could", "shall", "should",
+                  "will", "may", "might", "have", "has", "am"}
+OPEN_OPENERS = {"what", "which", "how", "where", "why", "who", "when"}
+
+
+def yes_no_cues(cues):
+    """Cues that invite a bare yes or no: a yes/no question, not an open one."""
+    bad = []
+    for cue in cues:
+        first = cue.split()[0].lower().strip(",")
+        if cue in PAPER_CUES:
+            continue
+        if first in YES_NO_OPENERS or first not in OPEN_OPENERS or " or not" in cue.lower():
+            bad.append(cue)
+    return bad
+
+
+@pytest.mark.parametrize("pool", ["question_pool_v1", "question_pool_v2"])
+def test_question_pool_is_large_and_draw_is_reproducible(pool):
+    cues = perturb.question_pool(pool)
+    assert len(cues) >= 8 and len(set(cues)) == len(cues)
     questions = [f"Question number {i}?" for i in range(200)]
-    first = [perturb.draw_cue(q) for q in questions]
-    assert first == [perturb.draw_cue(q) for q in questions]
+    first = [perturb.draw_cue(q, pool=pool) for q in questions]
+    assert first == [perturb.draw_cue(q, pool=pool) for q in questions]
     assert len(set(first)) >= 6  # the draw spreads over the pool
-    assert [perturb.draw_cue(q, seed=1) for q in questions] != first
+    assert [perturb.draw_cue(q, seed=1, pool=pool) for q in questions] != first
 
 
-def test_question_perturbation_appends_the_cue():
+def test_v2_is_the_default_pool_and_holds_the_papers_cues():
+    assert perturb.DEFAULT_QUESTION_POOL == "question_pool_v2"
+    assert perturb.question_pool() == perturb.question_pool("question_pool_v2")
+    assert set(PAPER_CUES) <= set(perturb.question_pool())
+    assert perturb.question_pools() == ("question_pool_v1", "question_pool_v2")
+
+
+def test_every_v2_cue_is_open_ended():
+    cues = perturb.question_pool("question_pool_v2")
+    assert all(cue.endswith("?") for cue in cues)
+    assert yes_no_cues(cues) == []
+
+
+def test_the_open_ended_check_finds_v1s_yes_no_offers():
+    assert "Would you like me to go into more detail?" in yes_no_cues(perturb.question_pool("question_pool_v1"))
+    assert len(yes_no_cues(perturb.question_pool("question_pool_v1"))) >= 5
+
+
+def test_draws_are_the_same_in_another_process():
+    """The draw hashes (seed, q) with sha256, not Python's per-process string hash."""
+    questions = [f"How many clips, case {i}?" for i in range(30)]
+    here = [perturb.draw_cue(q, seed=3) for q in questions]
+    code = ("import json, sys; from uta_tasks.probe import perturb; "
+            "print(json.dumps([perturb.draw_cue(q, seed=3) for q in json.loads(sys.argv[1])]))")
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(questions)], env=env, check=True,
+                          capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout) == here
+
+
+def test_question_perturbation_appends_the_cue_of_the_chosen_pool():
     out = perturb.perturb("question", "It is 4.", tokenizer=None, question="2+2?")
-    assert out.text == f"It is 4. {out.cue}" and out.cue in perturb.question_pool()
+    assert out.text == f"It is 4. {out.cue}" and out.cue in perturb.question_pool("question_pool_v2")
+    old = perturb.perturb("question", "It is 4.", tokenizer=None, question="2+2?", pool="question_pool_v1")
+    assert old.cue == perturb.draw_cue("2+2?", pool="question_pool_v1") and old.cue in perturb.question_pool("question_pool_v1")
+
+
+def test_unknown_pool_names_the_setting():
+    with pytest.raises(ValueError, match="question_pool='question_pool_v9'.*question_pool_v2"):
+        perturb.draw_cue("q", pool="question_pool_v9")
+    with pytest.raises(ValueError, match="question_pool="):
+        perturb.question_pool("../role_switch/glm4")
 
 
 def test_unknown_perturbation_is_rejected():

@@ -185,8 +185,7 @@ def write_run(out: Path, spec: RunSpec) -> Path:
         results["results"][task] = _aggregate(task, per_doc)
         meta = {"version": 1, "uta_benchmark": bench, "uta_perturbation": pert, "judge": "openai",
                 "judge_model": spec.judge_model}
-        if spec.prompt_version != "followupeval-v1":
-            meta["judge_prompt"] = spec.prompt_version
+        meta["judge_prompt"] = spec.prompt_version
         results["configs"][task] = {"task": task, "repeats": len(task_docs[0].turns), "metadata": meta,
                                     "generation_kwargs": {"until": [], "temperature": spec.temperature}}
         results["versions"][task] = 1

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 LETTERS = "ABCD"
 PRIMARY = "exact_match"
+PAPER_SIZES = {"gpqa_main": 448, "gpqa_diamond": 198}
 ACCESS_HELP = (
     "accept the terms on https://huggingface.co/datasets/Idavidrein/gpqa, then "
     "`export HF_TOKEN=...` or run `huggingface-cli login`"
@@ -53,7 +54,8 @@ def source(config: str) -> DataSource:
         config: "gpqa_main" or "gpqa_diamond" (also the benchmark name).
     """
     return DataSource(
-        benchmark=config, hub_id="Idavidrein/gpqa", hub_config=config, hub_split="train", access_help=ACCESS_HELP
+        benchmark=config, hub_id="Idavidrein/gpqa", hub_config=config, hub_split="train", access_help=ACCESS_HELP,
+        paper_size=PAPER_SIZES.get(config),
     )
 
 

@@ -33,7 +33,7 @@ from .sources import DataSource, load_source
 if TYPE_CHECKING:
     import datasets
 
-SOURCE = DataSource(benchmark="gsm8k", hub_id="openai/gsm8k", hub_config="main", hub_split="test")
+SOURCE = DataSource(benchmark="gsm8k", hub_id="openai/gsm8k", hub_config="main", hub_split="test", paper_size=1319)
 #: our metric name -> lm-eval filter name in gsm8k.yaml
 FILTERS = {"exact_match_flexible": "flexible-extract", "exact_match_strict": "strict-match"}
 PRIMARY = "exact_match_flexible"

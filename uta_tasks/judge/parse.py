@@ -6,12 +6,23 @@ The parser, in order:
    ``content_filter`` fails; so do a refusal and an empty reply.
 2. Surrounding whitespace is removed; a reply wrapped in one Markdown code fence
    (```` ```json ... ``` ````) is unwrapped (servers that ignore ``response_format``).
-3. The rest must be exactly one JSON object (no trailing text, no duplicate keys)
-   with exactly the keys ``rationale`` (string), ``label`` (one of the eight labels)
-   and ``genuine`` (a JSON boolean; ``1`` or ``"true"`` are rejected).
+3. The rest must be exactly one JSON object (no trailing text, no duplicate keys) in
+   one of two shapes:
 
-``label`` and ``genuine`` are not forced to agree: the paper treats them as two
-decisions, and reports claims at the binary level.
+   - the schema's (:data:`uta_tasks.judge.labels.VERDICT_SCHEMA`): exactly the keys
+     ``rationale`` and ``decision``, ``decision`` holding exactly ``label`` and
+     ``genuine``;
+   - flat, exactly the keys ``rationale``, ``label`` and ``genuine``: what the
+     ``followupeval-v1`` text asks for, written by servers that ignore
+     ``response_format``.
+
+   ``rationale`` is a string, ``label`` one of the eight labels, ``genuine`` a JSON
+   boolean (``1`` or ``"true"`` are rejected).
+4. ``label`` and ``genuine`` must agree (:func:`uta_tasks.judge.labels.allowed_genuine`):
+   ``plausible_followup`` with true, the six failure labels with false, ``other``
+   with either. A contradiction is an invalid reply like any schema violation, so the
+   client retries it and, when every attempt contradicts, the item is unjudged with
+   the reason; it is never counted under either reading.
 """
 
 from __future__ import annotations
@@ -22,10 +33,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ReplyError, TruncatedReply
-from .labels import LABELS
+from .labels import DECISION_KEY, LABELS, allowed_genuine
 
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(?P<body>.*)\n\s*```$", re.DOTALL)
-_KEYS = ("rationale", "label", "genuine")
+_NESTED_KEYS = ("rationale", DECISION_KEY)
+_DECISION_KEYS = ("label", "genuine")
+_FLAT_KEYS = ("rationale", "label", "genuine")
 _EXCERPT = 200
 
 
@@ -36,7 +49,7 @@ class ParsedVerdict:
     Attributes:
         rationale: Free-text explanation.
         label: One of the eight labels.
-        genuine: The binary decision.
+        genuine: The binary decision, consistent with ``label``.
     """
 
     rationale: str
@@ -89,18 +102,35 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _validate(data: Any) -> ParsedVerdict:
     if not isinstance(data, dict):
         raise ReplyError(f"schema: expected a JSON object, got {type(data).__name__}")
-    missing = [key for key in _KEYS if key not in data]
-    extra = sorted(key for key in data if key not in _KEYS)
-    if missing or extra:
-        raise ReplyError(f"schema: missing keys {missing}, unexpected keys {extra}")
-    rationale, label, genuine = (data[key] for key in _KEYS)
+    if DECISION_KEY in data:
+        _check_keys(data, _NESTED_KEYS, "")
+        decision = data[DECISION_KEY]
+        if not isinstance(decision, dict):
+            raise ReplyError(f"schema: {DECISION_KEY} is {type(decision).__name__}, not an object")
+        _check_keys(decision, _DECISION_KEYS, f"{DECISION_KEY}: ")
+        rationale, label, genuine = data["rationale"], decision["label"], decision["genuine"]
+    else:
+        _check_keys(data, _FLAT_KEYS, "")
+        rationale, label, genuine = (data[key] for key in _FLAT_KEYS)
     if not isinstance(rationale, str):
         raise ReplyError(f"schema: rationale is {type(rationale).__name__}, not a string")
     if label not in LABELS:
         raise ReplyError(f"schema: label {_excerpt(repr(label))} is not one of {list(LABELS)}")
     if not isinstance(genuine, bool):
         raise ReplyError(f"schema: genuine is {_excerpt(repr(genuine))}, not a JSON boolean")
+    if genuine not in allowed_genuine(label):
+        wanted = "true" if allowed_genuine(label) == (True,) else "false"
+        raise ReplyError(
+            f"contradiction: label {label} with genuine {str(genuine).lower()}; {label} requires genuine {wanted}"
+        )
     return ParsedVerdict(rationale=rationale, label=label, genuine=genuine)
+
+
+def _check_keys(data: dict[str, Any], expected: tuple[str, ...], where: str) -> None:
+    missing = [key for key in expected if key not in data]
+    extra = sorted(key for key in data if key not in expected)
+    if missing or extra:
+        raise ReplyError(f"schema: {where}missing keys {missing}, unexpected keys {extra}")
 
 
 def _excerpt(text: str) -> str:

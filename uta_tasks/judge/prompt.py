@@ -1,10 +1,11 @@
 """Render the judge prompt from a versioned jinja2 template set.
 
 A template set is a directory holding ``system.j2`` (the instructions) and ``user.j2``
-(the trace). Its name is the prompt version (``followupeval-v1``) that goes into every
-verdict and cache key, together with a digest of the two files, so an edit that forgets
-to rename the set still invalidates the cache. Released sets are never edited: copy to
-a new name instead.
+(the trace). Its name is the prompt version (``followupeval-v2``) that goes into every
+verdict and cache key, together with a digest of the two files and of the reply schema
+(:data:`.labels.VERDICT_SCHEMA`), so an edit that forgets to rename the set, or a change
+of the schema the judge answers in, still invalidates the cache. Released sets are
+never edited: copy to a new name instead.
 
 Untrusted text (every context turn and the candidate user turn ``u``) is placed
 verbatim between markers that carry a tag derived from the item's content and chosen
@@ -15,6 +16,7 @@ so it cannot break out of its section or pose as instructions outside it.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +24,7 @@ from pathlib import Path
 import jinja2
 
 from .errors import JudgeConfigError
+from .labels import VERDICT_SCHEMA
 from .records import JudgeItem
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates" / "judge"
@@ -34,8 +37,8 @@ class PromptTemplate:
     """A loaded template set.
 
     Attributes:
-        version: The set's name, e.g. ``followupeval-v1``.
-        sha: First 16 hex characters of the sha256 over both files.
+        version: The set's name, e.g. ``followupeval-v2``.
+        sha: First 16 hex characters of the sha256 over both files and the reply schema.
         system: Compiled system template.
         user: Compiled user template.
     """
@@ -122,6 +125,7 @@ def load_template(prompt: str) -> PromptTemplate:
     digest = hashlib.sha256()
     for name in _TEMPLATE_FILES:
         digest.update(name.encode() + b"\0" + (directory / name).read_bytes() + b"\0")
+    digest.update(b"schema\0" + json.dumps(VERDICT_SCHEMA, sort_keys=True).encode())
     env = _environment(directory)
     try:
         system, user = (env.get_template(name) for name in _TEMPLATE_FILES)

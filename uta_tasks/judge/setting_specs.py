@@ -159,8 +159,9 @@ SPECS: tuple[SettingSpec, ...] = (
                 "sqlite verdict cache (`$XDG_CACHE_HOME` respected); `none` disables it"),
     SettingSpec("judge_cache_namespace", "cache_namespace", "UTA_JUDGE_CACHE_NAMESPACE", _optional(_text), "unset",
                 "extra cache-key part: keeps verdicts of different backends serving one model name apart"),
-    SettingSpec("judge_prompt", "prompt", "UTA_JUDGE_PROMPT", _text, "`followupeval-v1`",
-                "judge template set under `uta_tasks/templates/judge/` (or a directory)"),
+    SettingSpec("judge_prompt", "prompt", "UTA_JUDGE_PROMPT", _text, "`followupeval-v2`",
+                "judge template set under `uta_tasks/templates/judge/` (or a directory); `followupeval-v2` "
+                "follows the paper's criterion, `followupeval-v1` is the earlier, stricter prompt"),
     SettingSpec("judge_max_unjudged_share", "max_unjudged_share", "UTA_JUDGE_MAX_UNJUDGED_SHARE", _float, "`0.5`",
                 "largest share of unjudged items (0-1) a run accepts; above it the run fails after "
                 "caching every verdict it has"),

@@ -16,19 +16,20 @@ def total(values: Sequence[float]) -> float:
     return float(sum(values))
 
 
-def skipping_dropped(aggregation: Callable[[list], float]) -> Callable[[list], float]:
-    """A benchmark's accuracy aggregation that leaves out docs dropped as over-long
-    (their per-doc value is NaN, or an empty list for instruction-level metrics).
+class SkippingDropped:
+    """A benchmark's accuracy aggregation that leaves out docs dropped as over-long (their
+    per-doc value is NaN, or an empty list for instruction-level metrics). Used only with
+    ``overlong: drop``; a class, not a closure, so lm-eval can pickle it.
 
     Args:
         aggregation: the benchmark's aggregation.
     """
 
-    def aggregate(values: list[Any]) -> float:
+    def __init__(self, aggregation: Callable[[list], float]) -> None:
+        self.aggregation = aggregation
+        self.__name__ = getattr(aggregation, "__name__", "mean")
+
+    def __call__(self, values: list[Any]) -> float:
         kept = [v for v in values if not (isinstance(v, float) and math.isnan(v))]
         kept = [v for v in kept if not (isinstance(v, list) and not v)]
-        return aggregation(kept) if kept else float("nan")
-
-    aggregate.__name__ = getattr(aggregation, "__name__", "mean")
-    aggregate.__qualname__ = aggregate.__name__
-    return aggregate
+        return self.aggregation(kept) if kept else float("nan")

@@ -18,7 +18,7 @@ from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.judge.labels import LABELS
-from uta_tasks.metrics.aggregate import skipping_dropped, total
+from uta_tasks.metrics.aggregate import SkippingDropped, total
 
 
 @dataclass(frozen=True)
@@ -30,12 +30,14 @@ class TaskShape:
         judged: whether the judge runs (it is off with ``judge: none`` or ``--predict_only``).
         held_out: whether the data gives the assistant turn and a real next user turn.
         primary: the benchmark's correctness metric, None when held-out.
+        drops_overlong: ``overlong: drop``: accuracy leaves out the dropped docs.
     """
 
     perturbation: str
     judged: bool
     held_out: bool
     primary: str | None
+    drops_overlong: bool = False
 
     @property
     def perturbed(self) -> bool:
@@ -141,14 +143,16 @@ PROBE_METRICS: tuple[MetricSpec, ...] = (
 )
 
 
-def accuracy_metrics(aggregations: dict[str, Callable[[list], float]]) -> list[MetricSpec]:
+def accuracy_metrics(aggregations: dict[str, Callable[[list], float]], drops: bool = False) -> list[MetricSpec]:
     """Rows of a benchmark's accuracy metrics.
 
     Args:
         aggregations: the benchmark's metric -> aggregation.
+        drops: over-long docs are dropped (their accuracy is left out of the aggregation).
     """
     return [
-        MetricSpec(name, skipping_dropped(agg), getattr(agg, "__name__", "mean"), True, _always, "benchmark accuracy")
+        MetricSpec(name, SkippingDropped(agg) if drops else agg, getattr(agg, "__name__", "mean"), True, _always,
+                   "benchmark accuracy")
         for name, agg in aggregations.items()
     ]
 
@@ -160,7 +164,7 @@ def metrics_for(shape: TaskShape, accuracy: dict[str, Callable[[list], float]]) 
         shape: the task's shape.
         accuracy: the benchmark's accuracy aggregations.
     """
-    return [*accuracy_metrics(accuracy), *(m for m in PROBE_METRICS if m.applies(shape))]
+    return [*accuracy_metrics(accuracy, shape.drops_overlong), *(m for m in PROBE_METRICS if m.applies(shape))]
 
 
 def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict[str, Any]]:

@@ -159,7 +159,8 @@ def build_record(
     raw = switch.history == "raw"
     history = answer if raw else split.final
     shown = perturb.perturb(
-        spec.perturbation, split.final, tokenizer=tokenizer, question=spec.q, seed=spec.question_seed
+        spec.perturbation, split.final, tokenizer=tokenizer, question=spec.q, seed=spec.question_seed,
+        pool=spec.question_pool,
     )
     a_prime = history if spec.perturbation == "none" else (split.prefix + shown.text if raw else shown.text)
     overlong = "pass1" if fitted is not None and fitted.gen_kwargs is None else None
@@ -179,6 +180,7 @@ def build_record(
         if spec.perturbation == "trunc"
         else None,
         cue=shown.cue,
+        question_pool=spec.question_pool if spec.perturbation == "question" else None,
         role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop),
                      "template_args": switch.template_args},
         generation={"assistant": fitted.gen_kwargs if fitted and fitted.gen_kwargs else request.assistant_kwargs,

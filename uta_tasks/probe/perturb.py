@@ -6,8 +6,14 @@
   a' is the text of a up to the first character of the first removed token. An answer of
   25 tokens or fewer loses everything (a' = ""); such docs are counted as
   ``trunc_emptied``.
-* ``question`` - a' = a + " " + cue, the cue drawn from ``templates/perturb/question_pool_v1.txt``
-  by a hash of (seed, q): the same doc gets the same cue in every run and process.
+* ``question`` - a' = a + " " + cue, the cue drawn from a versioned pool
+  ``templates/perturb/<pool>.txt`` (the ``question_pool`` setting, default
+  ``question_pool_v2``) by a hash of (seed, q): the same doc gets the same cue in every
+  run and process. The paper shows two of its cues ("What do you think?", "Any
+  questions?"); ``question_pool_v2`` is a reconstruction around them: open-ended
+  conversational cues, none inviting a bare yes or no. ``question_pool_v1`` (yes/no
+  offers such as "Would you like me to go into more detail?" among them) stays
+  selectable.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ from typing import Any
 from uta_tasks.templates import TEMPLATES_DIR
 
 PERTURBATIONS = ("none", "trunc", "question")
-QUESTION_POOL_VERSION = "question_pool_v1"
+DEFAULT_QUESTION_POOL = "question_pool_v2"
+_POOL_DIR = TEMPLATES_DIR / "perturb"
 MIN_TRUNC_TOKENS = 25
 
 
@@ -44,23 +51,35 @@ class Perturbed:
     cue: str | None = None
 
 
-@lru_cache(maxsize=1)
-def question_pool() -> tuple[str, ...]:
-    """The generic conversational cues, one per line."""
-    path = TEMPLATES_DIR / "perturb" / f"{QUESTION_POOL_VERSION}.txt"
+def question_pools() -> tuple[str, ...]:
+    """The names of the cue pools shipped in ``templates/perturb`` (``question_pool_v1``, ...)."""
+    return tuple(sorted(path.stem for path in _POOL_DIR.glob("question_pool_*.txt")))
+
+
+@lru_cache(maxsize=8)
+def question_pool(pool: str = DEFAULT_QUESTION_POOL) -> tuple[str, ...]:
+    """The generic conversational cues of one pool, one per line.
+
+    Args:
+        pool: the ``question_pool`` setting, a name from :func:`question_pools`.
+    """
+    if pool not in question_pools():
+        raise ValueError(f"question_pool={pool!r} is not one of {', '.join(question_pools())}; set one of those")
+    path = _POOL_DIR / f"{pool}.txt"
     return tuple(line.strip() for line in path.read_text().splitlines() if line.strip())
 
 
-def draw_cue(question: str, seed: int = 0) -> str:
+def draw_cue(question: str, seed: int = 0, pool: str = DEFAULT_QUESTION_POOL) -> str:
     """Pick the cue for one doc, reproducibly.
 
     Args:
         question: the user turn q (identifies the doc across tasks and runs).
         seed: the ``question_seed`` setting.
+        pool: the ``question_pool`` setting.
     """
     digest = hashlib.sha256(f"{seed}\x00{question}".encode()).digest()
-    pool = question_pool()
-    return pool[int.from_bytes(digest[:8], "big") % len(pool)]
+    cues = question_pool(pool)
+    return cues[int.from_bytes(digest[:8], "big") % len(cues)]
 
 
 def tokens_to_remove(n_tokens: int) -> int:
@@ -90,7 +109,9 @@ def truncate(answer: str, tokenizer: Any) -> Perturbed:
     )
 
 
-def perturb(kind: str, answer: str, *, tokenizer: Any, question: str, seed: int = 0) -> Perturbed:
+def perturb(
+    kind: str, answer: str, *, tokenizer: Any, question: str, seed: int = 0, pool: str = DEFAULT_QUESTION_POOL
+) -> Perturbed:
     """Apply one perturbation.
 
     Args:
@@ -99,12 +120,13 @@ def perturb(kind: str, answer: str, *, tokenizer: Any, question: str, seed: int 
         tokenizer: the model's tokenizer (used by ``trunc``).
         question: the user turn q (seeds the ``question`` cue).
         seed: the ``question_seed`` setting.
+        pool: the ``question_pool`` setting (``question`` only).
     """
     if kind == "none":
         return Perturbed(text=answer)
     if kind == "trunc":
         return truncate(answer, tokenizer)
     if kind == "question":
-        cue = draw_cue(question, seed)
+        cue = draw_cue(question, seed, pool)
         return Perturbed(text=f"{answer} {cue}", cue=cue)
     raise ValueError(f"perturbation {kind!r} is not one of {', '.join(PERTURBATIONS)}")

@@ -58,6 +58,7 @@ class ProbeSpec:
         given_answer: held-out only: the real assistant turn (pass 1 is skipped).
         reference_user_turn: held-out only: the real next user turn.
         overlong: ``error`` or ``drop``: what an over-long prompt does.
+        question_pool: the cue pool of ``question`` tasks.
     """
 
     task: str
@@ -71,6 +72,7 @@ class ProbeSpec:
     given_answer: str | None = None
     reference_user_turn: str | None = None
     overlong: str = "error"
+    question_pool: str = "question_pool_v2"
 
     @property
     def q(self) -> str:
@@ -114,6 +116,7 @@ class ProbeRecord:
         a_prime: a' (history perturbed).
         truncation: ``{n_tokens, removed_tokens, emptied}`` for trunc tasks, else None.
         cue: the appended question (question tasks), else None.
+        question_pool: the pool the cue was drawn from (question tasks), else None.
         role_switch: ``{name, history, stop}``.
         generation: ``{assistant: gen_kwargs, user: gen_kwargs}`` as sent.
         given_answer: True when a came from the data (held-out).
@@ -150,6 +153,7 @@ class ProbeRecord:
     pass1_prompt: str | None = None
     truncation: dict[str, Any] | None = None
     cue: str | None = None
+    question_pool: str | None = None
     reference_user_turn: str | None = None
     pass2_prompt: str = ""
     pass2_ref_prompt: str | None = None
