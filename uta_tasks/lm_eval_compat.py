@@ -208,6 +208,31 @@ def think_end_token(lm: Any) -> Any:
     return getattr(lm, "think_end_token", None)
 
 
+SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "presence_penalty",
+                 "frequency_penalty")
+
+
+def sampling_defaults(lm: Any) -> dict[str, Any]:
+    """The sampling settings a backend uses for keys a request does not give: ``hf`` takes
+    the model's ``generation_config``; ``vllm`` (lm-eval builds ``SamplingParams``) takes
+    vLLM's ``SamplingParams`` defaults; other backends (a server) are unknown: {}.
+
+    Args:
+        lm: the lm-eval model.
+    """
+    model = getattr(lm, "model", None)
+    config = getattr(model, "generation_config", None)
+    if config is not None and hasattr(config, "to_dict"):
+        values = config.to_dict()
+        return {k: values[k] for k in SAMPLING_KEYS if k in values}
+    if type(model).__module__.startswith("vllm"):
+        from vllm import SamplingParams
+
+        params = SamplingParams()
+        return {k: getattr(params, k) for k in SAMPLING_KEYS if hasattr(params, k)}
+    return {}
+
+
 def max_length(lm: Any) -> int | None:
     """The model's maximum length (prompt + generation) as lm-eval uses it, or None.
 

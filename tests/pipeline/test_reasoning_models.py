@@ -118,3 +118,16 @@ def test_units_are_shares_and_changed_is_undefined_when_sampled():
     sampled = evaluate(lm, ["uta_ifbench_question"], limit=2,
                        gen_kwargs={**GEN, "temperature": 0.7, "do_sample": True})
     assert math.isnan(sampled["results"]["uta_ifbench_question"]["share_changed,none"])
+
+
+def test_sampling_settings_in_effect_are_recorded_per_pass():
+    from transformers import GenerationConfig
+
+    model = type("Model", (), {"generation_config": GenerationConfig(top_p=0.8, top_k=20, repetition_penalty=1.05)})()
+    lm = ScriptedLM(load_tokenizer(template="qwen_think"), thinking_script, model=model)
+    gen = {**GEN, "temperature": 0.6, "do_sample": True, "top_p": 0.95}
+    rec = records(evaluate(lm, ["uta_ifbench"], limit=1, gen_kwargs=gen), "uta_ifbench")[0]
+    for side in ("assistant", "user"):
+        used = rec.generation["sampling"][side]
+        assert used["temperature"] == 0.6 and used["top_p"] == 0.95  # as sent
+        assert used["top_k"] == 20 and used["repetition_penalty"] == 1.05  # the model's defaults

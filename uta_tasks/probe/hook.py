@@ -49,6 +49,7 @@ class Request:
     switch: role_switch.RoleSwitch
     assistant_kwargs: dict
     user_kwargs: dict
+    sampling_defaults: dict
 
 
 def _tokenizer(lm: Any) -> Any:
@@ -77,12 +78,13 @@ def resolve(lm: Any, instances: list) -> list[Request]:
             "default, and enable_thinking=False turns them off."
         )
     template_args = compat.chat_template_args(lm)
+    defaults = compat.sampling_defaults(lm)
     requests = []
     for instance in instances:
         spec = ProbeSpec.from_dict(instance.args[2])
         switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
         assistant, user = split_gen_kwargs(instance.args[1], switch.stop, spec.user_max_gen_toks)
-        requests.append(Request(spec, switch, assistant, user))
+        requests.append(Request(spec, switch, assistant, user, defaults))
     judging.preflight_all([r.spec for r in requests])
     return requests
 
@@ -183,8 +185,7 @@ def build_record(
         question_pool=spec.question_pool if spec.perturbation == "question" else None,
         role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop),
                      "template_args": switch.template_args},
-        generation={"assistant": fitted.gen_kwargs if fitted and fitted.gen_kwargs else request.assistant_kwargs,
-                    "user": request.user_kwargs},
+        generation=_generation(request, fitted),
         answer_incomplete=split.unclosed or _hit_limit(answer, fitted, tokenizer),
         overlong=overlong,
         budget={"assistant": fitted.budget} if fitted is not None else {},
@@ -257,6 +258,18 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
     LAST_RUN.clear()
     LAST_RUN.update(backend.stats)
     return records
+
+
+def _generation(request: Request, fitted: budget.Fitted | None) -> dict[str, Any]:
+    """The settings of both passes as sent, and the sampling settings in effect (sent, else
+    the backend's defaults; null where the backend's default is unknown)."""
+    assistant = fitted.gen_kwargs if fitted and fitted.gen_kwargs else request.assistant_kwargs
+    sent = {"assistant": assistant, "user": request.user_kwargs}
+    resolved = {
+        side: {k: kwargs.get(k, request.sampling_defaults.get(k)) for k in compat.SAMPLING_KEYS}
+        for side, kwargs in sent.items()
+    }
+    return {**sent, "sampling": resolved}
 
 
 def _warn_incomplete(records: list[ProbeRecord]) -> None:
