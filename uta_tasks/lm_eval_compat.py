@@ -234,11 +234,7 @@ def sampling_defaults(lm: Any) -> dict[str, Any]:
 
 
 def max_length(lm: Any) -> int | None:
-    """The model's maximum length (prompt + generation) as lm-eval uses it, or None.
-
-    Args:
-        lm: the lm-eval model (``hf`` and ``vllm`` have a ``max_length`` property).
-    """
+    """Model ``lm``'s maximum length (prompt + generation) as lm-eval uses it, or None."""
     try:
         value = getattr(lm, "max_length", None)
     except (AttributeError, TypeError, ValueError):
@@ -247,12 +243,7 @@ def max_length(lm: Any) -> int | None:
 
 
 def request_cache_key(prompt: str, gen_kwargs: dict) -> str:
-    """The key lm-eval's ``--use_cache`` gives a ``generate_until`` request.
-
-    Args:
-        prompt: the prompt text.
-        gen_kwargs: its generation settings.
-    """
+    """The key lm-eval's ``--use_cache`` gives a ``generate_until`` of (prompt, gen_kwargs)."""
     from lm_eval.api.model import hash_args
 
     return hash_args("generate_until", (prompt, gen_kwargs))
@@ -264,11 +255,7 @@ def request_cache(lm: Any) -> Any:
 
 
 def load_task_yaml(path: Path) -> dict[str, Any]:
-    """Parse one of lm-eval's task YAML files with lm-eval's own loader.
-
-    Args:
-        path: the YAML file.
-    """
+    """Parse the lm-eval task YAML file ``path`` with lm-eval's own loader."""
     from lm_eval.tasks._yaml_loader import load_yaml
 
     return load_yaml(path)

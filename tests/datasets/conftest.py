@@ -17,9 +17,15 @@ def data_dir() -> Path:
 
 @pytest.fixture
 def closed_hub(monkeypatch: pytest.MonkeyPatch) -> str:
-    """Point the Hugging Face Hub client at a closed loopback port: a machine with no network."""
+    """Point the Hugging Face Hub client at a closed loopback port: a machine with no network
+    (online mode, although the suite runs with HF_HUB_OFFLINE=1)."""
+    import datasets
     import huggingface_hub.constants
 
     endpoint = "http://127.0.0.1:9"
     monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", endpoint)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
     return endpoint

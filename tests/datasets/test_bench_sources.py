@@ -65,7 +65,7 @@ def test_gpqa_offline_message_tells_how_to_get_access(closed_hub):
     assert "HF_TOKEN" in message and "huggingface-cli login" in message
 
 
-def test_gated_answer_is_reported_as_access_problem(monkeypatch):
+def test_gated_answer_is_reported_as_access_problem(monkeypatch, closed_hub):
     """What the Hub answers a machine without access (the exception its client raises)."""
     from huggingface_hub import HfApi, errors, get_session
 
