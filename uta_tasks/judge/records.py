@@ -134,6 +134,7 @@ class ItemUsage:
 
     Attributes:
         calls: Requests sent for it (0 when cached or a duplicate).
+        rate_limited: Of those, answers that said "come back later" (429, 503 with ``Retry-After``).
         input_tokens: Prompt tokens reported by the endpoint over those requests.
         output_tokens: Completion tokens reported over those requests.
         cache_hit: True when its verdict came from the disk cache (a duplicate never
@@ -142,6 +143,7 @@ class ItemUsage:
     """
 
     calls: int = 0
+    rate_limited: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cache_hit: bool = False
@@ -167,6 +169,8 @@ class JudgeRun:
         unique_items: Distinct items after deduplication.
         not_persisted: Distinct verdicts that should have been written to the cache but
             were not (the cache could not be opened or written); a rerun pays for them.
+        rate_limited: Answers that said "come back later" (retried without using up retries).
+        window_peak: Largest window of requests in flight the run reached (0 without calls).
     """
 
     verdicts: list[Verdict]
@@ -177,6 +181,8 @@ class JudgeRun:
     per_item_usage: list[ItemUsage] = field(default_factory=list)
     unique_items: int = 0
     not_persisted: int = 0
+    rate_limited: int = 0
+    window_peak: int = 0
 
     @property
     def unjudged(self) -> int:
@@ -186,7 +192,7 @@ class JudgeRun:
     def summary(self) -> dict[str, Any]:
         """The run's figures: ``items``, ``unique_items``, ``judged``, ``unjudged``,
         ``unjudged_by_reason`` (code -> count, see :mod:`uta_tasks.judge.reasons`),
-        ``calls``, ``cache_hits``, ``input_tokens``, ``output_tokens``, ``not_persisted``.
+        ``calls``, ``rate_limited``, ``cache_hits``, ``input_tokens``, ``output_tokens``, ``not_persisted``.
         Item counts are over input items (duplicates included); the rest over requests."""
         from .summary import summarize
 

@@ -140,10 +140,18 @@ SPECS: tuple[SettingSpec, ...] = (
                 "*name* of the variable holding the key. `OPENAI_API_KEY` is sent only to the OpenAI API, "
                 "to the URL in `OPENAI_BASE_URL`, or when this setting names it"),
     SettingSpec("judge_concurrency", "concurrency", "UTA_JUDGE_CONCURRENCY", _int, "`8`",
-                "requests in flight (1-1024)"),
+                "requests in flight at the start (1-1024); the window then adapts up to "
+                "`judge_concurrency_max`"),
+    SettingSpec("judge_concurrency_max", "concurrency_max", "UTA_JUDGE_CONCURRENCY_MAX", _int, "`64`",
+                "largest window of requests in flight (1-1024): it grows while calls succeed and latency "
+                "holds, shrinks x0.7 on 429, 503 and timeouts; at or below `judge_concurrency` the window "
+                "is fixed"),
     SettingSpec("judge_timeout", "timeout", "UTA_JUDGE_TIMEOUT", _float, "`120`", "seconds one request may take"),
     SettingSpec("judge_max_retries", "max_retries", "UTA_JUDGE_MAX_RETRIES", _int, "`4`",
                 "retries per item (0-20), exponential backoff with jitter, `Retry-After` honoured"),
+    SettingSpec("judge_rate_limit_wait", "rate_limit_wait", "UTA_JUDGE_RATE_LIMIT_WAIT", _float, "`600`",
+                "seconds one item may spend waiting on rate limiting (429, or 503 with `Retry-After`; each "
+                "answer charged at least 1 s) before such answers use up its retries; `0`: they always do"),
     SettingSpec("judge_backoff_base", "backoff_base", "UTA_JUDGE_BACKOFF_BASE", _float, "`1`",
                 "seconds before the first retry, doubling"),
     SettingSpec("judge_backoff_max", "backoff_max", "UTA_JUDGE_BACKOFF_MAX", _float, "`60`",
