@@ -19,7 +19,7 @@ import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from . import reasons
+from . import prelabel, reasons
 from .cache import cache_key
 from .client import CallOutcome, JudgeClient
 from .concurrency import LimiterStats
@@ -55,11 +55,23 @@ def judge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
 async def ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
     """The async form of :func:`judge_all`.
 
+    With ``judge_prelabel`` on (and the judge on), the items a deterministic rule labels
+    (:mod:`.prelabel`) get that verdict and are neither sent nor looked up in the cache.
+
     Args:
         items: The traces to judge.
         settings: Judge settings.
     """
     items = list(items)
+    if settings.enabled and settings.prelabel:
+        split = prelabel.partition(items)
+        if split.verdicts:
+            rest = await _ajudge([items[index] for index in split.rest], settings)
+            return prelabel.merge_run(split, items, rest)
+    return await _ajudge(items, settings)
+
+
+async def _ajudge(items: list[JudgeItem], settings: JudgeSettings) -> JudgeRun:
     template = load_template(settings.prompt)
     prompts: dict[str, list[dict[str, str]]] = {}
     first_index: dict[str, int] = {}

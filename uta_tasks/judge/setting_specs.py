@@ -20,6 +20,7 @@ from .urls import check_url
 PROVIDERS = ("openai", "none")
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 OFF_WORDS = ("", "none", "null", "off", "false", "no", "0")
+ON_WORDS = ("on", "true", "yes", "1")
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,19 @@ def _cache(key: str, raw: Any) -> str | None:
     return str(Path(value).expanduser())
 
 
+def _switch(key: str, raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, (int, float)) and raw in (0, 1):
+        return bool(raw)
+    value = _text(key, str(raw)).lower() if raw is not None else ""
+    if value in OFF_WORDS:
+        return False
+    if value in ON_WORDS:
+        return True
+    raise JudgeConfigError(f"{key}={raw!r}: use on/true/1 or off/false/0")
+
+
 def _effort(key: str, raw: Any) -> str | None:
     value = _optional(_text)(key, raw)
     return value.lower() if value else None
@@ -169,6 +183,10 @@ SPECS: tuple[SettingSpec, ...] = (
                 "extra cache-key part: keeps verdicts of different backends serving one model name apart"),
     SettingSpec("judge_prompt", "prompt", "UTA_JUDGE_PROMPT", _text, "`followupeval-v1`",
                 "judge template set under `uta_tasks/templates/judge/` (or a directory)"),
+    SettingSpec("judge_prelabel", "prelabel", "UTA_JUDGE_PRELABEL", _switch, "`off`",
+                "`on`: label the unambiguous user turns by deterministic rules without a judge call "
+                "(empty, a copy of q or a', assistant scaffolding, chat-template tokens; see "
+                "[Pre-labels](#pre-labels)); off until validated on your judge"),
     SettingSpec("judge_max_unjudged_share", "max_unjudged_share", "UTA_JUDGE_MAX_UNJUDGED_SHARE", _float, "`0.5`",
                 "largest share of unjudged items (0-1) a run accepts; above it the run fails after "
                 "caching every verdict it has"),

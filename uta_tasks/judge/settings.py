@@ -79,6 +79,7 @@ class JudgeSettings:
         cache_namespace: Extra part of every cache key, or None.
         prompt: Prompt template set: a name under ``uta_tasks/templates/judge/`` or a directory.
         max_unjudged_share: Largest share of unjudged items a run accepts (0-1).
+        prelabel: Label unambiguous items by rules without a judge call (see :mod:`.prelabel`).
         api_key_env_named: True when the user named the key variable (so it may go to
             any endpoint); set by :meth:`from_metadata`.
         base_url_paired: True when the base URL is the one in ``$OPENAI_BASE_URL``
@@ -103,6 +104,7 @@ class JudgeSettings:
     cache_namespace: str | None = None
     prompt: str = DEFAULT_PROMPT
     max_unjudged_share: float = 0.5
+    prelabel: bool = False
     api_key_env_named: bool = False
     base_url_paired: bool = False
 

@@ -36,6 +36,7 @@ def summarize(run: JudgeRun) -> dict[str, Any]:
         "unjudged_by_reason": dict(sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0]))),
         "calls": run.calls,
         "rate_limited": run.rate_limited,
+        "prelabelled": run.prelabelled,
         "cache_hits": run.cache_hits,
         "input_tokens": run.input_tokens,
         "output_tokens": run.output_tokens,
@@ -61,6 +62,8 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines = [totals]
     for reason, count in summary["unjudged_by_reason"].items():
         lines.append(f"judge: unjudged {count} ({reason})")
+    if summary.get("prelabelled"):
+        lines.append(f"judge: {summary['prelabelled']} distinct item(s) pre-labelled by rules (judge calls saved)")
     if summary.get("rate_limited"):
         lines.append(f"judge: {summary['rate_limited']} rate-limited answer(s) (429, or 503 with Retry-After)")
     if summary["not_persisted"]:
