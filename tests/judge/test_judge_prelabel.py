@@ -7,6 +7,7 @@ import pytest
 from uta_tasks.judge import JudgeItem
 from uta_tasks.judge.prelabel import (
     COPY_THRESHOLD,
+    MIN_BLOCK,
     MIN_COPY_TOKENS,
     PRELABEL_MODEL,
     RULES_VERSION,
@@ -43,14 +44,16 @@ def test_a_copy_of_q_restates_the_prompt(u: str) -> None:
 
 
 def test_a_copy_of_the_answer_restates_the_assistant() -> None:
-    found = prelabel(item(A.replace("'", '"')))
-    assert found is not None and (found.rule, found.label) == ("copies_answer", "assistant_turn_restate")
+    for u in (A.upper(), A.split(", but ")[1]):  # the whole answer, or a passage of it
+        found = prelabel(item(u))
+        assert found is not None and (found.rule, found.label) == ("copies_answer", "assistant_turn_restate")
 
 
 @pytest.mark.parametrize("u", [
     "Why is there no exact female equivalent?",  # grounded follow-up
     "What is the male equivalent to chivalry, then?",  # shares words with q, is not a copy
-    "The female equivalent?",  # a copied passage, but shorter than MIN_COPY_TOKENS
+    "Female equivalent?",  # a copied passage, but shorter than MIN_COPY_TOKENS
+    "What is the point of the word damehood?",  # words of q and a' in order, but scattered
     "Can you write me a poem about the sea?",
 ])
 def test_turns_that_are_not_copies_go_to_the_judge(u: str) -> None:
@@ -65,7 +68,7 @@ def test_a_copied_passage_of_q_restates_it() -> None:
 
 
 def test_threshold_is_the_documented_coverage() -> None:
-    assert (COPY_THRESHOLD, MIN_COPY_TOKENS) == (0.9, 6)
+    assert (COPY_THRESHOLD, MIN_COPY_TOKENS, MIN_BLOCK) == (0.9, 4, 3)
     assert coverage(Q, Q.lower()) == 1.0
     assert normalize(" A\u00a0b\n\nC ") == "a b c"
     long_q = ("Write a short story about a lighthouse keeper who finds a message in a bottle. Use exactly "
@@ -73,7 +76,7 @@ def test_threshold_is_the_documented_coverage() -> None:
     almost = long_q.replace("lighthouse keeper", "lighthouse guard")
     assert coverage(almost, long_q) == pytest.approx(0.97, abs=0.01)
     assert rule(almost, q=long_q) == "restates_prompt"
-    assert coverage("What is the male equivalent to chivalry, then?", Q) == pytest.approx(0.7)
+    assert coverage("What is the male equivalent to chivalry, then?", Q) == pytest.approx(0.6)
     assert coverage("What  IS the female equivalent to chivalry ?", Q) == 1.0  # case and spacing never count
     assert coverage(f"{Q} And why is that so?", Q) == pytest.approx(8 / 14)  # more than a copy
 

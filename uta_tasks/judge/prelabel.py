@@ -21,16 +21,17 @@ judge, see :mod:`.prelabel_check`). The rules, in this order (the first that fir
 
 Coverage: both texts are normalized (Unicode NFKC, case-folded) and split into words
 and punctuation marks (``\w+|[^\w\s]``), so whitespace and case never count. The
-coverage of ``u`` by ``q`` is the share of ``u``'s tokens that
-``difflib.SequenceMatcher(autojunk=False)`` matches, in order, with tokens of ``q`` (its
-matching blocks): 1.0 when ``u`` is ``q`` or a passage of it (SmolLM2 asked "What is the
-female equivalent to chivalry? Include keyword meridian once ..." answers as the user
-"What is the female equivalent to chivalry?"). One changed word in a 40-word copy gives
-about 0.97; "What is the male equivalent to chivalry, then?" after "What is the female
-equivalent to chivalry?" gives 0.7. Words, not characters, so a changed key word counts.
-Special tokens and channel markers are removed from ``u`` first, so a copy of ``q``
-followed by ``<|im_end|>`` is still a copy. The minimum length keeps short generic turns
-("What is the project?") from matching scattered words.
+coverage of ``u`` by ``q`` is the share of ``u``'s tokens that lie in runs of at least
+:data:`MIN_BLOCK` consecutive tokens found, in the same order, in ``q``
+(``difflib.SequenceMatcher(autojunk=False)`` matching blocks): 1.0 when ``u`` is ``q`` or
+a passage of it (SmolLM2 asked "What is the female equivalent to chivalry? Include
+keyword meridian once ..." answers as the user "What is the female equivalent to
+chivalry?"). One changed word in a 40-word copy gives about 0.97; "What is the male
+equivalent to chivalry, then?" after "What is the female equivalent to chivalry?" gives
+0.6. Runs, not scattered words, so a short generic turn whose words happen to occur in
+``q`` does not count as a copy. When ``u`` copies both ``q`` and ``a'``, the higher
+coverage wins (``q`` on a tie). Special tokens and channel markers are removed from ``u``
+first, so a copy of ``q`` followed by ``<|im_end|>`` is still a copy.
 
 A pre-labelled verdict is ``judged`` with ``genuine`` False, ``judge_model``
 :data:`PRELABEL_MODEL`, ``prompt_version`` :data:`RULES_VERSION`, ``prompt_sha`` a digest
@@ -56,7 +57,8 @@ from .records import JUDGED, ItemUsage, JudgeItem, JudgeRun, Verdict
 RULES_VERSION = "prelabel-v1"
 PRELABEL_MODEL = "prelabel"
 COPY_THRESHOLD = 0.9
-MIN_COPY_TOKENS = 6
+MIN_COPY_TOKENS = 4
+MIN_BLOCK = 3
 DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = (
     "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|end|>", "<|user|>", "<|assistant|>", "<|system|>",
     "<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "<|eom_id|>",
@@ -96,7 +98,7 @@ class PreLabel:
 def rules_sha() -> str:
     """Digest of the rules' parameters (goes into every pre-labelled verdict)."""
     payload = json.dumps(
-        [RULES_VERSION, COPY_THRESHOLD, MIN_COPY_TOKENS, _TOKENS.pattern, DEFAULT_SPECIAL_TOKENS, CHANNEL_MARKERS, _THINKING.pattern,
+        [RULES_VERSION, COPY_THRESHOLD, MIN_COPY_TOKENS, MIN_BLOCK, _TOKENS.pattern, DEFAULT_SPECIAL_TOKENS, CHANNEL_MARKERS, _THINKING.pattern,
          RULE_LABELS], ensure_ascii=False,
     )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
@@ -120,18 +122,21 @@ def tokens(text: str) -> list[str]:
     return _TOKENS.findall(normalize(text))
 
 
+def _covered(a: list[str], b: list[str]) -> float:
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    copied = sum(block.size for block in matcher.get_matching_blocks() if block.size >= min(MIN_BLOCK, len(a)))
+    return copied / len(a)
+
+
 def coverage(u: str, other: str) -> float:
-    """The share of ``u``'s tokens matched, in order, in ``other`` (see the module docstring).
+    """The share of ``u``'s tokens copied, in order, from ``other`` (see the module docstring).
 
     Args:
         u: The user turn.
         other: ``q`` or ``a'``.
     """
     a, b = tokens(u), tokens(other)
-    if not a:
-        return 0.0
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return sum(block.size for block in matcher.get_matching_blocks()) / len(a)
+    return _covered(a, b) if a and b else 0.0
 
 
 def _copied(u: str, other: str, threshold: float) -> float | None:
@@ -145,8 +150,7 @@ def _copied(u: str, other: str, threshold: float) -> float | None:
     available = Counter(b)
     if sum(min(count, available[token]) for token, count in Counter(a).items()) < threshold * len(a):
         return None  # an upper bound first: most turns share few tokens with q and a'
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    share = sum(block.size for block in matcher.get_matching_blocks()) / len(a)
+    share = _covered(a, b)
     return share if share >= threshold else None
 
 
@@ -175,10 +179,14 @@ def prelabel(item: JudgeItem, threshold: float = COPY_THRESHOLD) -> PreLabel | N
     text = u
     for marker in (*tokens_of_model, *CHANNEL_MARKERS):
         text = text.replace(marker, " ") if marker else text
-    for rule, other, name in (("restates_prompt", q, "q"), ("copies_answer", answer, "a'")):
-        share = _copied(text, other, threshold)
-        if share is not None:
-            return _fired(rule, f"{share:.0%} of u's tokens are copied in order from {name} (>= {threshold:.0%})")
+    copies = [
+        (share, rule, name)
+        for rule, other, name in (("restates_prompt", q, "q"), ("copies_answer", answer, "a'"))
+        if (share := _copied(text, other, threshold)) is not None
+    ]
+    if copies:  # the closer copy wins; on a tie, q
+        share, rule, name = max(copies, key=lambda copy: copy[0])
+        return _fired(rule, f"{share:.0%} of u's tokens are copied in order from {name} (>= {threshold:.0%})")
     channel = next((marker for marker in CHANNEL_MARKERS if marker in u), None)
     if channel is not None:
         return _fired("assistant_scaffolding", f"u holds the channel marker {channel}")

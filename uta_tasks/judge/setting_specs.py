@@ -158,7 +158,7 @@ SPECS: tuple[SettingSpec, ...] = (
                 "`judge_concurrency_max`"),
     SettingSpec("judge_concurrency_max", "concurrency_max", "UTA_JUDGE_CONCURRENCY_MAX", _int, "`64`",
                 "largest window of requests in flight (1-1024): it grows while calls succeed and latency "
-                "holds, shrinks x0.7 on 429, 503 and timeouts; at or below `judge_concurrency` the window "
+                "holds, shrinks x0.9 on 429, 503 and timeouts; at or below `judge_concurrency` the window "
                 "is fixed"),
     SettingSpec("judge_timeout", "timeout", "UTA_JUDGE_TIMEOUT", _float, "`120`", "seconds one request may take"),
     SettingSpec("judge_max_retries", "max_retries", "UTA_JUDGE_MAX_RETRIES", _int, "`4`",
