@@ -1,55 +1,104 @@
-"""Judge throughput at a given concurrency vs one request at a time, against the local
-llama-server (embedded SmolLM2), in one process. Prints items/s for both and the ratio.
+"""Judge throughput against a simulated remote API: fixed concurrency vs the adaptive window.
 
-    python perf/judge_throughput.py [--items 16] [--concurrency 8]
+The endpoint is the fault double of ``tests/judge/fault_server.py`` on 127.0.0.1, in a
+child process (its threads must not compete with the client for the GIL), with a
+fixed latency per answer and a capacity of K requests in flight; a request above K is
+answered at once with HTTP 429 and ``Retry-After``. Its ceiling is K / latency items/s.
+In one process, on distinct items of the same shape (no judge cache), it runs:
 
-Fairness: both runs use the same server, distinct but same-shaped items (so neither
-run hits the other's prompt cache), no judge cache, and every server slot is first
-primed with the shared system prompt by an untimed warm-up round. The baseline runs
-first. On a CPU the judge prompt's prefill dominates and does not gain from batching,
-so the ratio measures decode batching; against a remote API, where a request mostly
-waits on the network, concurrency gains far more.
+- ``fixed 8``: the old default, a fixed window of 8 (the baseline);
+- ``fixed 64, old retries``: a fixed window of 64 where every 429 uses up one of the
+  item's retries (``judge_rate_limit_wait=0``, the client before adaptive concurrency);
+- ``fixed 64``: a fixed window of 64 with the rate-limit budget (429s are free retries);
+- ``adaptive``: the default settings (start 8, cap 64).
+
+It prints, per run: seconds, items/s, items/s / (K / latency) (goal >= 0.8 for the
+adaptive window), the 429s the server sent, the verdicts lost (goal 0), calls and the
+peak window. Run from the repository root::
+
+    PYTHONPATH=$PWD python perf/judge_throughput.py [--items 600] [--capacity 32] [--latency 0.3]
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import multiprocessing
 import os
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
 
-from uta_tasks.judge import JudgeItem, JudgeSettings, judge_all
-from uta_tasks.judge.local_server import MODEL_ALIAS, default_threads, llama_server
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "judge"))
 
-_QUESTIONS = (
-    ("{n} apples are shared by {k} children. How many does each child get, and how many are left?",
-     "Each child gets {q} apples and {r} are left over, because {k} x {q} + {r} = {n}.",
-     "Why is the remainder {r} and not {r1}?"),
-    ("A train travels {n} km in {k} hours. What is its average speed?",
-     "Its average speed is {n} / {k} = {s:.1f} km/h.",
-     "A train travels {n} km in {k} hours. What is its average speed?"),
-    ("Write a two-line poem about the number {n}.",
-     "{n} steps up the hill,\n{k} more and we rest.",
-     "Can you make it rhyme and mention {k} again?"),
-    ("List {k} prime numbers larger than {n}.",
-     "Here are {k} primes larger than {n}: (list follows).",
-     ""),
+from fault_server import MODEL, FaultConfig, FaultServer, expected_verdict  # noqa: E402
+
+from uta_tasks.judge import JudgeItem, JudgeSettings, judge_all  # noqa: E402
+
+RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("fixed 8", {"judge_concurrency": 8, "judge_concurrency_max": 8}),
+    ("fixed 64, old retries", {"judge_concurrency": 64, "judge_concurrency_max": 64, "judge_rate_limit_wait": 0}),
+    ("fixed 64", {"judge_concurrency": 64, "judge_concurrency_max": 64}),
+    ("adaptive", {}),
 )
 
 
+def _serve(config: FaultConfig, conn: Connection) -> None:
+    """Child process: run the double and answer ``"url"``, ``"reset"`` and ``"count"`` over ``conn``."""
+    with FaultServer(config) as server:
+        conn.send(server.base_url)
+        while True:
+            command = conn.recv()
+            if command == "reset":
+                server.reset_counts()
+                conn.send(None)
+            elif command == "count":
+                conn.send(server.served["capacity_429"])
+            else:
+                return
+
+
+@contextmanager
+def simulated_api(config: FaultConfig) -> Iterator[tuple[str, Connection]]:
+    """The double in its own process (so its threads do not compete with the client for the GIL).
+
+    Args:
+        config: Latency, capacity and Retry-After of the simulated API.
+
+    Yields:
+        Its base URL and the command connection.
+    """
+    parent, child = multiprocessing.Pipe()
+    process = multiprocessing.get_context("fork").Process(target=_serve, args=(config, child), daemon=True)
+    process.start()
+    try:
+        if not parent.poll(30):
+            raise RuntimeError("the simulated API did not start within 30 s")
+        yield parent.recv(), parent
+    finally:
+        parent.send("stop")
+        process.join(timeout=10)
+        if process.is_alive():
+            process.terminate()
+
+
 def make_items(count: int, offset: int) -> list[JudgeItem]:
-    """``count`` distinct judge items of a few realistic shapes.
+    """``count`` distinct items; every other user turn is a question.
 
     Args:
         count: How many.
-        offset: Shifts the numbers so that two sets never share an item.
+        offset: Shifts the numbers so that two runs never share an item.
     """
     items = []
-    for index in range(count):
-        n, k = 50 + 7 * (index + offset), 3 + (index + offset) % 5
-        values = {"n": n, "k": k, "q": n // k, "r": n % k, "r1": n % k + 1, "s": n / k}
-        question, answer, user_turn = (part.format(**values) for part in _QUESTIONS[index % len(_QUESTIONS)])
+    for index in range(offset, offset + count):
+        question = f"A train travels {50 + index} km in 3 hours. What is its average speed?"
+        answer = f"Its average speed is {50 + index} / 3 = {(50 + index) / 3:.1f} km/h."
+        user_turn = f"Why divide {50 + index} by 3?" if index % 2 == 0 else question
         items.append(JudgeItem(context=(("user", question), ("assistant", answer)), user_turn=user_turn))
     return items
 
@@ -58,65 +107,79 @@ def make_items(count: int, offset: int) -> list[JudgeItem]:
 class Measurement:
     """One timed run."""
 
-    concurrency: int
+    name: str
     items: int
     seconds: float
     calls: int
-    input_tokens: int
-    output_tokens: int
-    unjudged: int
+    rejected: int
+    lost: int
+    wrong: int
+    peak: int
 
-    @property
-    def items_per_second(self) -> float:
-        return self.items / self.seconds
+    def ratio(self, ceiling: float) -> float:
+        """Items/s as a share of the endpoint's ceiling (items/s)."""
+        return self.items / self.seconds / ceiling
 
 
-def measure(items: list[JudgeItem], settings: JudgeSettings) -> Measurement:
-    """Judge ``items`` once and time it.
+def measure(name: str, api: Connection, items: list[JudgeItem], metadata: dict[str, Any]) -> Measurement:
+    """Judge ``items`` once against the simulated API and time it.
 
     Args:
+        name: Row name.
+        api: Command connection of the simulated API.
         items: The items.
-        settings: Settings (concurrency included).
+        metadata: Judge settings of this run.
     """
+    api.send("reset")
+    api.recv()
+    settings = JudgeSettings.from_metadata(metadata)
     start = time.perf_counter()
     run = judge_all(items, settings)
     seconds = time.perf_counter() - start
-    return Measurement(settings.concurrency, len(items), seconds, run.calls, run.input_tokens,
-                       run.output_tokens, run.unjudged)
+    lost = sum(1 for verdict in run.verdicts if not verdict.judged)
+    wrong = sum(
+        1 for item, verdict in zip(items, run.verdicts, strict=True)
+        if verdict.judged and verdict.label != expected_verdict(item.user_turn)["label"]
+    )
+    api.send("count")
+    rejected = api.recv()
+    if rejected != run.rate_limited:
+        raise RuntimeError(f"{name}: the server sent {rejected} 429s but the client counted {run.rate_limited}")
+    return Measurement(name, len(items), seconds, run.calls, rejected, lost, wrong, run.window_peak)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=16, help="items per timed run")
-    parser.add_argument("--concurrency", type=int, default=JudgeSettings().concurrency)
-    parser.add_argument("--threads", type=int, default=default_threads(), help="llama-server threads")
-    parser.add_argument("--max-tokens", type=int, default=300)
+    parser.add_argument("--items", type=int, default=600, help="items per run")
+    parser.add_argument("--capacity", type=int, default=32, help="K: requests the endpoint serves at once")
+    parser.add_argument("--latency", type=float, default=0.3, help="seconds per answer")
+    parser.add_argument("--retry-after", default="1", help="Retry-After header of a 429 (seconds)")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING)
-    parallel = max(args.concurrency, 1)
-    with llama_server(parallel=parallel, ctx_size=2048 * parallel, threads=args.threads) as url:
-        def settings(concurrency: int) -> JudgeSettings:
-            return JudgeSettings.from_metadata({
-                "judge_base_url": url, "judge_model": MODEL_ALIAS, "judge_cache": "none",
-                "judge_concurrency": concurrency, "judge_timeout": 900, "judge_max_retries": 1,
-                "judge_max_tokens": args.max_tokens,
-            })
-
-        load_before = os.getloadavg()[0]
-        measure(make_items(parallel, offset=10_000), settings(parallel))  # prime every slot, untimed
-        baseline = measure(make_items(args.items, offset=0), settings(1))
-        concurrent = measure(make_items(args.items, offset=1_000), settings(args.concurrency))
-        load_after = os.getloadavg()[0]
-
-    print(f"llama-server {MODEL_ALIAS}: {parallel} slots, {args.threads} thread(s); "
+    logging.basicConfig(level=logging.ERROR)
+    ceiling = args.capacity / args.latency
+    config = FaultConfig(delay=args.latency, capacity=args.capacity, retry_after=args.retry_after)
+    base = {
+        "judge_model": MODEL, "judge_cache": "none", "judge_timeout": 30, "judge_max_retries": 4,
+        "judge_backoff_base": 1, "judge_max_tokens": 256,
+    }
+    results = []
+    load_before = os.getloadavg()[0]
+    with simulated_api(config) as (url, api):
+        base["judge_base_url"] = url
+        for index, (name, overrides) in enumerate(RUNS):
+            items = make_items(args.items, offset=index * 100_000)
+            results.append(measure(name, api, items, {**base, **overrides}))
+    load_after = os.getloadavg()[0]
+    print(f"simulated API: K={args.capacity} in flight, {args.latency * 1000:.0f} ms per answer, 429 with "
+          f"Retry-After: {args.retry_after} above K; ceiling {ceiling:.1f} items/s; {args.items} items per run; "
           f"load average {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} cores")
-    print(f"{'concurrency':>11} {'items':>5} {'seconds':>8} {'items/s':>8} {'calls':>5} "
-          f"{'in tok':>7} {'out tok':>7} {'unjudged':>8}")
-    for m in (baseline, concurrent):
-        print(f"{m.concurrency:>11} {m.items:>5} {m.seconds:>8.1f} {m.items_per_second:>8.3f} {m.calls:>5} "
-              f"{m.input_tokens:>7} {m.output_tokens:>7} {m.unjudged:>8}")
-    ratio = concurrent.items_per_second / baseline.items_per_second
-    print(f"throughput ratio (concurrency {args.concurrency} / concurrency 1): {ratio:.2f}x")
+    print("| run | seconds | items/s | items/s / (K/latency) | 429s | verdicts lost | wrong | calls | peak window |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for m in results:
+        print(f"| {m.name} | {m.seconds:.1f} | {m.items / m.seconds:.1f} | {m.ratio(ceiling):.2f} | {m.rejected} "
+              f"| {m.lost} | {m.wrong} | {m.calls} | {m.peak} |")
+    baseline, adaptive = results[0], results[-1]
+    print(f"adaptive / fixed 8: {adaptive.ratio(ceiling) / baseline.ratio(ceiling):.2f}x")
 
 
 if __name__ == "__main__":

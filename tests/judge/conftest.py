@@ -53,6 +53,7 @@ def fault_settings(fault_server: FaultServer, tmp_path: Path) -> Callable[..., J
             "judge_backoff_base": 0.01,
             "judge_backoff_max": 0.05,
             "judge_max_tokens": 256,
+            "judge_rate_limit_wait": 0,  # 429s count as failures here; tests of rate limiting set it
         }
         metadata.update({key if key.startswith("judge") else f"judge_{key}": value for key, value in overrides.items()})
         return JudgeSettings.from_metadata(metadata)

@@ -59,8 +59,11 @@ PLAN: dict[int, tuple[str, int | None]] = {
     18: ("reset", 1), 19: ("reset", 2), 20: ("reset", None),
     22: ("401", None),
 }
+# Seconds of rate-limit waits per item: with Retry-After 1, two 429s are free retries, then
+# 429s count as failures (the persistent 429 of item 2 is answered 2 + 3 times).
+RATE_LIMIT_WAIT = 2
 # faults served per kind, fixed by the plan (3 attempts per item; 401 and length at T=0 are not retried)
-EXPECTED_FAULTS = {"429": 5, "500": 6, "503": 2, "hang": 4, "badbody": 1, "html": 1, "empty_object": 3,
+EXPECTED_FAULTS = {"429": 7, "500": 6, "503": 2, "hang": 4, "badbody": 1, "html": 1, "empty_object": 3,
                    "choices_object": 1, "no_message": 3, "usage_na": 1, "schema": 4, "malformed": 3,
                    "length": 1, "reset": 6, "401": 1}
 # unjudged reasons of the persistent faults
@@ -237,7 +240,7 @@ def _scenario(workdir: Path, server: FaultServer, log_text: io.StringIO) -> Figu
         "judge_base_url": server.base_url, "judge_model": MODEL, "judge_cache": str(cache_path),
         "judge_api_key_env": "OPENAI_API_KEY", "judge_concurrency": 4, "judge_timeout": 0.5,
         "judge_max_retries": 2, "judge_backoff_base": 0.01, "judge_backoff_max": 0.05,
-        "judge_max_tokens": 256,
+        "judge_max_tokens": 256, "judge_concurrency_max": 4, "judge_rate_limit_wait": RATE_LIMIT_WAIT,
     }
     errors: list[str] = []
     port = server.base_url.split(":")[2].split("/")[0]

@@ -6,7 +6,7 @@ candidate user turn (``genuine`` iff it contains ``?``), unless ``faults`` names
 candidate text: then the first ``count`` requests for it (every request when
 ``count`` is None) get the fault instead. Fault kinds:
 
-``429`` (with ``Retry-After``), ``500``, ``503``, ``hang`` (no answer for
+``429`` (with ``Retry-After``), ``500``, ``503``, ``503_retry`` (503 with ``Retry-After``), ``hang`` (no answer for
 ``hang_seconds``), ``reset`` (the connection is closed without an answer), ``badbody``
 (HTTP 200 whose body is not JSON), ``html`` (HTTP 200 with an HTML page),
 ``empty_object`` (HTTP 200 ``{}``), ``usage_na`` (``usage.prompt_tokens: "n/a"``),
@@ -16,6 +16,11 @@ is not JSON), ``schema`` (JSON that violates the verdict schema), ``length``
 (``finish_reason=length``), ``401`` (echoes the bearer token, as some APIs echo keys),
 ``400``, ``403`` (permission denied), ``quota`` (HTTP 429 ``insufficient_quota``),
 ``schema_rejected`` (HTTP 400: the model does not support ``json_schema``).
+
+``capacity`` makes it a remote API with a limit: a chat request arriving while
+``capacity`` others are in flight is answered at once with HTTP 429 and ``Retry-After``
+(``retry_after``), counted as ``capacity_429`` in ``served``; with ``delay`` (the fixed
+latency of every answer) this simulates an endpoint of ``capacity / delay`` requests/s.
 
 ``sequences`` names, per candidate text, the kind of each successive request (``ok``
 for a normal answer; requests past the end are normal). ``chat_fault`` applies one
@@ -84,6 +89,7 @@ class FaultConfig:
     retry_after: str = "0"
     hang_seconds: float = 5.0
     delay: float = 0.0
+    capacity: int | None = None
     reject_param: str | None = None
     list_models: bool = True
     models: tuple[str, ...] = (MODEL,)
@@ -103,7 +109,7 @@ class FaultServer:
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
@@ -160,14 +166,24 @@ class FaultServer:
             self._chats += 1
             return self._chats
 
-    def enter(self) -> None:
+    def enter(self) -> bool:
+        """Count a chat request in flight; False (and not counted) when over ``capacity``."""
         with self._lock:
+            capacity = self.config.capacity
+            if capacity is not None and self._in_flight >= capacity:
+                self.served["capacity_429"] += 1
+                return False
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            return True
 
     def leave(self) -> None:
         with self._lock:
             self._in_flight -= 1
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # a burst of new connections must not overflow the listen backlog
 
 
 def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
@@ -230,7 +246,9 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             record = self._record(body)
             if server.config.on_chat is not None:
                 server.config.on_chat(server.count_chat())
-            server.enter()
+            if not server.enter():
+                return self._send(429, {"error": {"message": "Too many requests in flight", "type": "requests"}},
+                                  headers={"Retry-After": server.config.retry_after})
             try:
                 self._chat(body, record)
             finally:
@@ -257,6 +275,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             if fault == "429":
                 return self._send(429, {"error": {"message": "Rate limit reached", "type": "requests"}},
                                   headers={"Retry-After": config.retry_after})
+            if fault == "503_retry":
+                return self._send(503, {"error": _ERRORS["503"][1]}, headers={"Retry-After": config.retry_after})
             if fault in _ERRORS:
                 status, error = _ERRORS[fault]
                 return self._send(status, {"error": error})

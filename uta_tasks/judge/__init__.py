@@ -42,6 +42,12 @@ Decisions:
   URLs carrying credentials are refused; ``OPENAI_API_KEY`` goes only to the OpenAI API,
   the ``OPENAI_BASE_URL`` endpoint, or when ``judge_api_key_env`` names it.
 - Verdicts keep the exact prompt messages and the raw reply, for logged samples.
+- Requests in flight adapt to the endpoint (:mod:`.concurrency`); rate limiting (429, or
+  503 with ``Retry-After``) retries without using up an item's retries, for at most
+  ``judge_rate_limit_wait`` seconds per item (:mod:`.client`).
+- ``judge_prelabel=on`` labels the unambiguous turns by deterministic rules without a
+  call (:mod:`.prelabel`, marked ``prelabel_rule``, never cached); validate the rules
+  against a judge with ``uta-prelabel-check`` (:mod:`.prelabel_check`).
 """
 
 from __future__ import annotations

@@ -15,7 +15,19 @@ The SDK's own retries are off (``max_retries=0``); this module retries instead:
   else ``min(judge_backoff_max, judge_backoff_base * 2**(n-1))`` times a jitter in
   [0.5, 1) derived from the item (see :mod:`.backoff`);
 - attempts per item: ``judge_max_retries + 1``; each request is bounded by
-  ``judge_timeout`` seconds in total; at most ``judge_concurrency`` are in flight.
+  ``judge_timeout`` seconds in total; how many are in flight is decided by
+  :class:`~.concurrency.AdaptiveLimit` (``judge_concurrency`` at the start, up to
+  ``judge_concurrency_max``).
+
+Rate limiting is not a failure. An answer that says "come back later" (HTTP 429 other
+than ``insufficient_quota``, or a 503 carrying ``Retry-After``) does not use up one of
+the item's ``judge_max_retries``: the request is sent again after the ``Retry-After``
+(else the exponential backoff, counted over rate-limited answers), for as long as the
+item's rate-limit budget lasts. Each such wait is charged to the budget
+(``judge_rate_limit_wait`` seconds per item), at least :data:`RATE_LIMIT_MIN_CHARGE`
+seconds per answer, so an item makes at most ``judge_rate_limit_wait`` such free
+retries. Once the budget is spent, rate-limited answers count as ordinary retryable
+failures. ``judge_rate_limit_wait=0`` restores the old behaviour.
 
 Every attempt starts afresh: the outcome's reply text, ``model`` and
 ``system_fingerprint`` are those of the last attempt (None when it got no reply), and
@@ -34,6 +46,7 @@ import openai
 
 from . import reasons
 from .backoff import backoff_delay, retry_after_seconds
+from .concurrency import OK, OTHER, OVERLOAD, AdaptiveLimit
 from .errors import ReplyError, TruncatedReply, UnreadableReply
 from .params import RequestParams
 from .parse import ParsedVerdict, parse_reply
@@ -45,6 +58,8 @@ from .urls import warn_key_transport
 log = logging.getLogger(__name__)
 
 _RETRYABLE_STATUS = {408, 409, 429}
+_OVERLOAD_STATUS = {429, 503}
+RATE_LIMIT_MIN_CHARGE = 1.0
 _MAX_ADJUSTMENTS = 4
 _ADJUSTED = "adjusted"
 
@@ -61,6 +76,7 @@ class CallOutcome:
         reply_model: ``model`` named by the last attempt's reply.
         system_fingerprint: ``system_fingerprint`` of the last attempt's reply.
         calls: Requests sent.
+        rate_limited: Answers that said "come back later" (429, 503 with ``Retry-After``).
         input_tokens: Prompt tokens reported over those requests.
         output_tokens: Completion tokens reported over those requests.
     """
@@ -72,6 +88,7 @@ class CallOutcome:
     reply_model: str | None = None
     system_fingerprint: str | None = None
     calls: int = 0
+    rate_limited: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -82,6 +99,7 @@ class _Failure:
     code: str
     retryable: bool
     retry_after: float | None = None
+    rate_limited: bool = False
 
 
 class JudgeClient:
@@ -97,7 +115,7 @@ class JudgeClient:
         install_log_redaction(self._secret)
         warn_key_transport(settings, self._secret)
         self.params = RequestParams(settings)
-        self._semaphore = asyncio.Semaphore(settings.concurrency)
+        self.limit = AdaptiveLimit(settings.concurrency, settings.concurrency_max)
         self._client = openai.AsyncOpenAI(
             api_key=self._secret or "no-key",
             base_url=settings.base_url,
@@ -119,6 +137,7 @@ class JudgeClient:
         outcome = CallOutcome()
         attempts = self.settings.max_retries + 1
         attempt = adjustments = 0
+        budget = self.settings.rate_limit_wait
         delay = 0.0
         while attempt < attempts:
             if delay > 0:
@@ -133,6 +152,16 @@ class JudgeClient:
                 delay = 0.0
                 continue
             outcome.reason, outcome.code = failure.reason, failure.code
+            if failure.rate_limited:
+                outcome.rate_limited += 1
+                wait = self._rate_limit_delay(failure, outcome.rate_limited, key)
+                if max(wait, RATE_LIMIT_MIN_CHARGE) <= budget:
+                    budget -= max(wait, RATE_LIMIT_MIN_CHARGE)
+                    attempt -= 1  # rate limiting is not a failure: the retry budget is untouched
+                    delay = wait
+                    log.debug("judge item %s rate limited (%s); retry in %.2fs", key[:12], failure.reason, wait)
+                    continue
+                outcome.reason = f"{failure.reason} (rate limited past judge_rate_limit_wait)"
             if not failure.retryable:
                 outcome.reason = f"{failure.reason} (not retried)"
                 break
@@ -147,9 +176,16 @@ class JudgeClient:
         log.warning("judge item %s unjudged: %s", key[:12], outcome.reason)
         return outcome
 
+    def _rate_limit_delay(self, failure: _Failure, count: int, key: str) -> float:
+        if failure.retry_after is not None:
+            return failure.retry_after
+        return backoff_delay(count, self.settings.backoff_base, self.settings.backoff_max, key)
+
     async def _attempt(self, messages: list[dict[str, str]], outcome: CallOutcome) -> _Failure | None:
         outcome.raw_reply = outcome.reply_model = outcome.system_fingerprint = None
-        async with self._semaphore:
+        slot = await self.limit.acquire()
+        signal, pause = OTHER, None
+        try:
             request = self.params.build(messages)
             outcome.calls += 1
             try:
@@ -158,16 +194,24 @@ class JudgeClient:
                     timeout=self.settings.timeout,
                 )
                 body = response.text
+                signal = OK
             except (asyncio.TimeoutError, openai.APITimeoutError):
+                signal = OVERLOAD
                 return _Failure(f"timeout after {self.settings.timeout:g}s", reasons.TIMEOUT, retryable=True)
             except openai.APIStatusError as exc:
-                return self._status_failure(exc, request)
+                failure = self._status_failure(exc, request)
+                if exc.status_code in _OVERLOAD_STATUS and failure.code != reasons.QUOTA:
+                    signal = OVERLOAD
+                    pause = failure.retry_after if failure.retry_after is not None else self.settings.backoff_base
+                return failure
             except openai.APIConnectionError as exc:
                 return _Failure(self._clean(f"connection error: {exc}"), reasons.CONNECTION, retryable=True)
             except openai.OpenAIError as exc:
                 return _Failure(self._clean(f"{type(exc).__name__}: {exc}"), reasons.CLIENT_ERROR, retryable=False)
             except (ValueError, UnicodeError) as exc:
                 return _Failure(self._clean(f"unreadable response body: {exc}"), reasons.UNREADABLE, retryable=True)
+        finally:
+            self.limit.release(slot, signal, pause)
         return self._read(body, outcome)
 
     def _read(self, body: str, outcome: CallOutcome) -> _Failure | None:
@@ -208,7 +252,9 @@ class JudgeClient:
         retryable = status in _RETRYABLE_STATUS or status >= 500
         retry_after = retry_after_seconds(exc.response.headers) if retryable else None
         code = reasons.RATE_LIMITED if status == 429 else reasons.HTTP_5XX if status >= 500 else reasons.HTTP_4XX
-        return _Failure(f"HTTP {status}: {message}", code, retryable=retryable, retry_after=retry_after)
+        come_back_later = status == 429 or (status == 503 and retry_after is not None)
+        return _Failure(f"HTTP {status}: {message}", code, retryable=retryable, retry_after=retry_after,
+                        rate_limited=come_back_later)
 
     def _clean(self, text: str) -> str:
         return redact(text, self._secret)

@@ -25,10 +25,14 @@ class JudgeItem:
             assistant turn ``a'`` (for held-out conversations: the whole context).
             Roles are ``system``, ``user`` or ``assistant``. Lists are turned into tuples.
         user_turn: ``u``, the generated user turn to judge (judged verbatim, even if empty).
+        special_tokens: Chat-template special tokens of the model under test, for the
+            ``special_token`` pre-label (empty: a default list, see :mod:`.prelabel`).
+            Not part of the item's identity (:meth:`fingerprint`).
     """
 
     context: tuple[tuple[str, str], ...]
     user_turn: str
+    special_tokens: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         turns = tuple((str(role), content) for role, content in self.context)
@@ -46,6 +50,7 @@ class JudgeItem:
         if not isinstance(self.user_turn, str):
             raise ValueError(f"JudgeItem.user_turn is {type(self.user_turn).__name__}, not str")
         object.__setattr__(self, "context", turns)
+        object.__setattr__(self, "special_tokens", tuple(str(token) for token in self.special_tokens))
 
     def fingerprint(self) -> str:
         """A stable digest of the context and the user turn (the dedup and cache identity).
@@ -84,6 +89,8 @@ class Verdict:
         reason_code: Short code of ``reason`` (see :mod:`uta_tasks.judge.reasons`), None when judged.
         reply_model: The ``model`` the endpoint's reply named (None when absent or no reply).
         system_fingerprint: The reply's ``system_fingerprint`` (None when absent or no reply).
+        prelabel_rule: The deterministic rule that set this verdict instead of the judge
+            (``judge_model`` is then ``prelabel``, see :mod:`.prelabel`), None for the judge's.
     """
 
     status: str
@@ -101,6 +108,7 @@ class Verdict:
     reason_code: str | None = None
     reply_model: str | None = None
     system_fingerprint: str | None = None
+    prelabel_rule: str | None = None
 
     @property
     def judged(self) -> bool:
@@ -134,18 +142,22 @@ class ItemUsage:
 
     Attributes:
         calls: Requests sent for it (0 when cached or a duplicate).
+        rate_limited: Of those, answers that said "come back later" (429, 503 with ``Retry-After``).
         input_tokens: Prompt tokens reported by the endpoint over those requests.
         output_tokens: Completion tokens reported over those requests.
         cache_hit: True when its verdict came from the disk cache (a duplicate never
             counts: the hit, like the cost, belongs to its first occurrence).
         duplicate_of: Index of the earlier identical item that carries the cost, or None.
+        prelabelled: True when a pre-label rule labelled it (no call: one judge call saved).
     """
 
     calls: int = 0
+    rate_limited: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cache_hit: bool = False
     duplicate_of: int | None = None
+    prelabelled: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable copy."""
@@ -167,6 +179,9 @@ class JudgeRun:
         unique_items: Distinct items after deduplication.
         not_persisted: Distinct verdicts that should have been written to the cache but
             were not (the cache could not be opened or written); a rerun pays for them.
+        rate_limited: Answers that said "come back later" (retried without using up retries).
+        window_peak: Largest window of requests in flight the run reached (0 without calls).
+        prelabelled: Distinct items labelled by a pre-label rule: the judge calls saved.
     """
 
     verdicts: list[Verdict]
@@ -177,6 +192,9 @@ class JudgeRun:
     per_item_usage: list[ItemUsage] = field(default_factory=list)
     unique_items: int = 0
     not_persisted: int = 0
+    rate_limited: int = 0
+    window_peak: int = 0
+    prelabelled: int = 0
 
     @property
     def unjudged(self) -> int:
@@ -186,7 +204,8 @@ class JudgeRun:
     def summary(self) -> dict[str, Any]:
         """The run's figures: ``items``, ``unique_items``, ``judged``, ``unjudged``,
         ``unjudged_by_reason`` (code -> count, see :mod:`uta_tasks.judge.reasons`),
-        ``calls``, ``cache_hits``, ``input_tokens``, ``output_tokens``, ``not_persisted``.
+        ``calls``, ``rate_limited``, ``prelabelled``, ``cache_hits``, ``input_tokens``, ``output_tokens``,
+        ``not_persisted``.
         Item counts are over input items (duplicates included); the rest over requests."""
         from .summary import summarize
 
@@ -202,4 +221,5 @@ class JudgeRun:
             "unique_items": self.unique_items,
             "unjudged": self.unjudged,
             "not_persisted": self.not_persisted,
+            "prelabelled": self.prelabelled,
         }

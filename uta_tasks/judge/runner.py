@@ -19,9 +19,10 @@ import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from . import reasons
+from . import prelabel, reasons
 from .cache import cache_key
 from .client import CallOutcome, JudgeClient
+from .concurrency import LimiterStats
 from .persist import CacheWriter
 from .prompt import PromptTemplate, load_template
 from .records import JUDGED, UNJUDGED, ItemUsage, JudgeItem, JudgeRun, Verdict
@@ -54,11 +55,23 @@ def judge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
 async def ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
     """The async form of :func:`judge_all`.
 
+    With ``judge_prelabel`` on (and the judge on), the items a deterministic rule labels
+    (:mod:`.prelabel`) get that verdict and are neither sent nor looked up in the cache.
+
     Args:
         items: The traces to judge.
         settings: Judge settings.
     """
     items = list(items)
+    if settings.enabled and settings.prelabel:
+        split = prelabel.partition(items)
+        if split.verdicts:
+            rest = await _ajudge([items[index] for index in split.rest], settings)
+            return prelabel.merge_run(split, items, rest)
+    return await _ajudge(items, settings)
+
+
+async def _ajudge(items: list[JudgeItem], settings: JudgeSettings) -> JudgeRun:
     template = load_template(settings.prompt)
     prompts: dict[str, list[dict[str, str]]] = {}
     first_index: dict[str, int] = {}
@@ -92,11 +105,13 @@ async def ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> Jud
         run.cache_hits = len(results)
         pending = [key for key in prompts if key not in results]
         if pending:
-            await _judge_pending(pending, prompts, settings, template, cache, results, usage)
+            stats = await _judge_pending(pending, prompts, settings, template, cache, results, usage)
+            run.window_peak = int(stats.peak)
     finally:
         cache.close()
     run.not_persisted = cache.not_persisted
     run.calls = sum(entry.calls for entry in usage.values())
+    run.rate_limited = sum(entry.rate_limited for entry in usage.values())
     run.input_tokens = sum(entry.input_tokens for entry in usage.values())
     run.output_tokens = sum(entry.output_tokens for entry in usage.values())
     return _assemble(run, keys, first_index, results, usage)
@@ -110,7 +125,7 @@ async def _judge_pending(
     cache: CacheWriter,
     results: dict[str, Verdict],
     usage: dict[str, ItemUsage],
-) -> None:
+) -> LimiterStats:
     client = JudgeClient(settings)
     secret = settings.api_key()
 
@@ -124,6 +139,7 @@ async def _judge_pending(
         verdict = _verdict(settings, template, prompts[key], outcome)
         results[key] = verdict
         usage[key].calls = outcome.calls
+        usage[key].rate_limited = outcome.rate_limited
         usage[key].input_tokens = outcome.input_tokens
         usage[key].output_tokens = outcome.output_tokens
         if verdict.judged or verdict.reason_code in reasons.CACHEABLE_UNJUDGED:
@@ -137,6 +153,10 @@ async def _judge_pending(
         await client.close()
     if client.params.adjustments:
         log.warning("judge run adjusted request parameters: %s", client.params.adjustments)
+    stats = client.limit.stats
+    log.info("judge window: start %d, peak %d, cap %d; %d overload answer(s), %d decrease(s)",
+             settings.concurrency, int(stats.peak), int(client.limit.cap), stats.overloads, stats.decreases)
+    return stats
 
 
 def _verdict(

@@ -20,6 +20,7 @@ from .urls import check_url
 PROVIDERS = ("openai", "none")
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 OFF_WORDS = ("", "none", "null", "off", "false", "no", "0")
+ON_WORDS = ("on", "true", "yes", "1")
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,19 @@ def _cache(key: str, raw: Any) -> str | None:
     return str(Path(value).expanduser())
 
 
+def _switch(key: str, raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, (int, float)) and raw in (0, 1):
+        return bool(raw)
+    value = _text(key, str(raw)).lower() if raw is not None else ""
+    if value in OFF_WORDS:
+        return False
+    if value in ON_WORDS:
+        return True
+    raise JudgeConfigError(f"{key}={raw!r}: use on/true/1 or off/false/0")
+
+
 def _effort(key: str, raw: Any) -> str | None:
     value = _optional(_text)(key, raw)
     return value.lower() if value else None
@@ -140,10 +154,18 @@ SPECS: tuple[SettingSpec, ...] = (
                 "*name* of the variable holding the key. `OPENAI_API_KEY` is sent only to the OpenAI API, "
                 "to the URL in `OPENAI_BASE_URL`, or when this setting names it"),
     SettingSpec("judge_concurrency", "concurrency", "UTA_JUDGE_CONCURRENCY", _int, "`8`",
-                "requests in flight (1-1024)"),
+                "requests in flight at the start (1-1024); the window then adapts up to "
+                "`judge_concurrency_max`"),
+    SettingSpec("judge_concurrency_max", "concurrency_max", "UTA_JUDGE_CONCURRENCY_MAX", _int, "`64`",
+                "largest window of requests in flight (1-1024): it grows while calls succeed and latency "
+                "holds, shrinks x0.9 on 429, 503 and timeouts; at or below `judge_concurrency` the window "
+                "is fixed"),
     SettingSpec("judge_timeout", "timeout", "UTA_JUDGE_TIMEOUT", _float, "`120`", "seconds one request may take"),
     SettingSpec("judge_max_retries", "max_retries", "UTA_JUDGE_MAX_RETRIES", _int, "`4`",
                 "retries per item (0-20), exponential backoff with jitter, `Retry-After` honoured"),
+    SettingSpec("judge_rate_limit_wait", "rate_limit_wait", "UTA_JUDGE_RATE_LIMIT_WAIT", _float, "`600`",
+                "seconds one item may spend waiting on rate limiting (429, or 503 with `Retry-After`; each "
+                "answer charged at least 1 s) before such answers use up its retries; `0`: they always do"),
     SettingSpec("judge_backoff_base", "backoff_base", "UTA_JUDGE_BACKOFF_BASE", _float, "`1`",
                 "seconds before the first retry, doubling"),
     SettingSpec("judge_backoff_max", "backoff_max", "UTA_JUDGE_BACKOFF_MAX", _float, "`60`",
@@ -162,6 +184,10 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("judge_prompt", "prompt", "UTA_JUDGE_PROMPT", _text, "`followupeval-v2`",
                 "judge template set under `uta_tasks/templates/judge/` (or a directory); `followupeval-v2` "
                 "follows the paper's criterion, `followupeval-v1` is the earlier, stricter prompt"),
+    SettingSpec("judge_prelabel", "prelabel", "UTA_JUDGE_PRELABEL", _switch, "`off`",
+                "`on`: label the unambiguous user turns by deterministic rules without a judge call "
+                "(empty, a copy of q or a', assistant scaffolding, chat-template tokens; see "
+                "[Pre-labels](#pre-labels)); off until validated on your judge"),
     SettingSpec("judge_max_unjudged_share", "max_unjudged_share", "UTA_JUDGE_MAX_UNJUDGED_SHARE", _float, "`0.5`",
                 "largest share of unjudged items (0-1) a run accepts; above it the run fails after "
                 "caching every verdict it has"),

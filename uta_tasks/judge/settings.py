@@ -64,9 +64,12 @@ class JudgeSettings:
         model: Judge model name sent to the endpoint.
         base_url: Endpoint base URL, e.g. ``http://127.0.0.1:8080/v1``.
         api_key_env: Name of the environment variable holding the API key.
-        concurrency: Requests in flight at once.
+        concurrency: Requests in flight at the start (the window then adapts, see :mod:`.concurrency`).
+        concurrency_max: Largest window; at or below ``concurrency`` the window is fixed.
         timeout: Seconds one request may take in total.
         max_retries: Retries after the first attempt (attempts = max_retries + 1).
+        rate_limit_wait: Seconds of rate-limit waits an item may spend before rate-limited
+            answers count against ``max_retries`` (see :mod:`.client`).
         backoff_base: Seconds before the first retry; doubles per retry, with jitter.
         backoff_max: Upper bound of one computed backoff, in seconds.
         max_tokens: Completion token limit per request (reasoning tokens included).
@@ -76,6 +79,7 @@ class JudgeSettings:
         cache_namespace: Extra part of every cache key, or None.
         prompt: Prompt template set: a name under ``uta_tasks/templates/judge/`` or a directory.
         max_unjudged_share: Largest share of unjudged items a run accepts (0-1).
+        prelabel: Label unambiguous items by rules without a judge call (see :mod:`.prelabel`).
         api_key_env_named: True when the user named the key variable (so it may go to
             any endpoint); set by :meth:`from_metadata`.
         base_url_paired: True when the base URL is the one in ``$OPENAI_BASE_URL``
@@ -87,8 +91,10 @@ class JudgeSettings:
     base_url: str = OPENAI_API_URL
     api_key_env: str = DEFAULT_KEY_ENV
     concurrency: int = 8
+    concurrency_max: int = 64
     timeout: float = 120.0
     max_retries: int = 4
+    rate_limit_wait: float = 600.0
     backoff_base: float = 1.0
     backoff_max: float = 60.0
     max_tokens: int = 4096
@@ -98,6 +104,7 @@ class JudgeSettings:
     cache_namespace: str | None = None
     prompt: str = DEFAULT_PROMPT
     max_unjudged_share: float = 0.5
+    prelabel: bool = False
     api_key_env_named: bool = False
     base_url_paired: bool = False
 
@@ -105,8 +112,10 @@ class JudgeSettings:
         if self.provider not in PROVIDERS:
             raise JudgeConfigError(f"judge={self.provider!r}: use one of {PROVIDERS}")
         _check_range("judge_concurrency", self.concurrency, 1, 1024)
+        _check_range("judge_concurrency_max", self.concurrency_max, 1, 1024)
         _check_range("judge_timeout", self.timeout, 0.001, 3600)
         _check_range("judge_max_retries", self.max_retries, 0, 20)
+        _check_range("judge_rate_limit_wait", self.rate_limit_wait, 0, 86400)
         _check_range("judge_backoff_base", self.backoff_base, 0, 600)
         _check_range("judge_backoff_max", self.backoff_max, 0, 3600)
         _check_range("judge_max_tokens", self.max_tokens, 1, 1_000_000)

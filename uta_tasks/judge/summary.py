@@ -35,6 +35,8 @@ def summarize(run: JudgeRun) -> dict[str, Any]:
         "unjudged": sum(reasons.values()),
         "unjudged_by_reason": dict(sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0]))),
         "calls": run.calls,
+        "rate_limited": run.rate_limited,
+        "prelabelled": run.prelabelled,
         "cache_hits": run.cache_hits,
         "input_tokens": run.input_tokens,
         "output_tokens": run.output_tokens,
@@ -60,6 +62,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines = [totals]
     for reason, count in summary["unjudged_by_reason"].items():
         lines.append(f"judge: unjudged {count} ({reason})")
+    if summary.get("prelabelled"):
+        lines.append(f"judge: {summary['prelabelled']} distinct item(s) pre-labelled by rules (judge calls saved)")
+    if summary.get("rate_limited"):
+        lines.append(f"judge: {summary['rate_limited']} rate-limited answer(s) (429, or 503 with Retry-After)")
     if summary["not_persisted"]:
         lines.append(f"judge: {summary['not_persisted']} verdict(s) not persisted to the cache (a rerun pays again)")
     return "\n".join(lines)

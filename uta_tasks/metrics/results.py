@@ -47,6 +47,10 @@ def _unjudged(verdicts: Verdicts) -> int:
     return sum(1 for v in verdicts if v is not None and v.get("status") != "judged")
 
 
+def _prelabelled(verdicts: Verdicts) -> int:
+    return sum(1 for v in verdicts if v is not None and v.get("prelabel_rule"))
+
+
 def _sampled(record: ProbeRecord) -> bool:
     from uta_tasks.probe.backend import is_greedy
 
@@ -89,6 +93,7 @@ def follow_up_metrics(records: list[ProbeRecord]) -> dict[str, float]:
     all_verdicts = [v for r in records for v in r.verdicts().values()]
     out["unjudged"] = float(_unjudged(all_verdicts))
     out["n_judged"], out["n_unjudged"] = float(len(_judged(verdicts))), float(_unjudged(verdicts))
+    out["judge_calls_saved"] = float(_prelabelled(all_verdicts))
     usage = [r.judge_usage or {} for r in records]
     for key in USAGE_KEYS:
         out[f"judge_{key}"] = float(sum(int(u.get(key, 0)) for u in usage))

@@ -132,6 +132,8 @@ PROBE_METRICS: tuple[MetricSpec, ...] = (
     _count("n_unjudged_reference", _judged_held_out, "real next user turns without a valid verdict"),
     _count("judge_calls", _judged, "judge requests sent (retries included)"),
     _count("judge_cache_hits", _judged, "verdicts read from the judge cache"),
+    _count("judge_calls_saved", _judged,
+           "user turns labelled by a pre-label rule (`judge_prelabel`) instead of a judge request"),
     _count("judge_input_tokens", _judged, "judge prompt tokens"),
     _count("judge_output_tokens", _judged, "judge completion tokens"),
     _rate("genuine_followup_base", _judged_perturbed,

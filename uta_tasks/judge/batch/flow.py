@@ -16,7 +16,8 @@
    :func:`uta_tasks.judge.judge_all` (same cache), or stay unjudged with their reason
    when ``fallback`` is off.
 
-A request is never put into two batches. Parameters a model rejects cannot be adjusted
+With ``judge_prelabel`` on, the items a pre-label rule labels (:mod:`..prelabel`) are never
+submitted. A request is never put into two batches. Parameters a model rejects cannot be adjusted
 inside a batch (live calls drop them, see :mod:`uta_tasks.judge.params`): such requests
 come back as errors and take the fallback.
 """
@@ -28,9 +29,10 @@ import logging
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
+from .. import prelabel
 from ..cache import VerdictCache, cache_key
 from ..errors import JudgeConfigError
 from ..params import RequestParams
@@ -92,6 +94,7 @@ class BatchRun:
         input_tokens: Prompt tokens reported by the collected batch outputs.
         output_tokens: Completion tokens reported by the collected batch outputs.
         unique_items: Distinct items.
+        prelabelled: Items labelled by a pre-label rule (``judge_prelabel``), never submitted.
     """
 
     verdicts: list[Verdict]
@@ -106,6 +109,7 @@ class BatchRun:
     input_tokens: int = 0
     output_tokens: int = 0
     unique_items: int = 0
+    prelabelled: int = 0
 
     @property
     def unjudged(self) -> int:
@@ -116,6 +120,7 @@ class BatchRun:
         """Counts as a plain dict."""
         return {
             "unique_items": self.unique_items,
+            "prelabelled": self.prelabelled,
             "cache_hits": self.cache_hits,
             "submitted": self.submitted,
             "collected": self.collected,
@@ -149,6 +154,14 @@ def judge_batch(items: Sequence[JudgeItem], settings: JudgeSettings, options: Ba
         raise JudgeConfigError("judge=none: there is nothing to judge in batch mode; set judge=openai")
     if not settings.cache:
         raise JudgeConfigError("judge_cache=none: batch mode keeps its batches in the cache file; set judge_cache")
+    if settings.prelabel:
+        split = prelabel.partition(list(items))
+        if split.verdicts:
+            rest = [items[index] for index in split.rest]
+            run = judge_batch(rest, replace(settings, prelabel=False), options) if rest else BatchRun(verdicts=[])
+            run.verdicts = split.combine(run.verdicts)
+            run.prelabelled = len(split.verdicts)
+            return run
     preflight(settings)
     items = list(items)
     template = load_template(settings.prompt)

@@ -1,0 +1,192 @@
+"""The adaptive window of requests in flight (uta_tasks.judge.concurrency), on a fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from uta_tasks.judge.concurrency import DECREASE, OK, OTHER, OVERLOAD, AdaptiveLimit, Slot
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run(coro):  # noqa: ANN001, ANN201 - tiny helper
+    return asyncio.run(coro)
+
+
+async def fill(limit: AdaptiveLimit) -> list[Slot]:
+    """Take every free slot."""
+    return [await limit.acquire() for _ in range(limit.window - limit.in_flight)]
+
+
+async def settle() -> None:
+    """Let woken tasks run."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+class Backlog:
+    """``size`` requests waiting for a slot, as in a judge run with many items."""
+
+    def __init__(self, limit: AdaptiveLimit, size: int) -> None:
+        self.limit = limit
+        self.granted: list[Slot] = []
+        self.tasks = [asyncio.create_task(self._one()) for _ in range(size)]
+
+    async def _one(self) -> None:
+        slot = await self.limit.acquire()
+        self.granted.append(slot)
+
+    async def round_trip(self, clock: FakeClock, seconds: float, signal: str = OK) -> None:
+        """Every request in flight answers after ``seconds``; the backlog refills the window."""
+        await settle()
+        slots, self.granted = self.granted, []
+        clock.now += seconds
+        for slot in slots:
+            self.limit.release(slot, signal)
+        await settle()
+
+    def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+
+def test_slow_start_doubles_the_window_per_round_trip_while_busy() -> None:
+    async def scenario() -> list[int]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(4, 64, clock=clock)
+        backlog = Backlog(limit, 500)
+        windows = []
+        for _ in range(3):
+            await backlog.round_trip(clock, 0.3)
+            windows.append(limit.window)
+        backlog.close()
+        return windows
+
+    assert run(scenario()) == [8, 16, 32]
+
+
+def test_overload_shrinks_multiplicatively_once_per_round_trip_then_growth_is_additive() -> None:
+    async def scenario() -> tuple[float, float, float, float]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(20, 64, clock=clock)
+        slots = await fill(limit)
+        clock.now += 0.05
+        limit.release(slots[0], OVERLOAD, pause=1.0)
+        after_first = limit.limit
+        limit.release(slots[1], OVERLOAD, pause=1.0)  # sent before the decrease: no second one
+        after_same_round = limit.limit
+        for slot in slots[2:]:
+            limit.release(slot, OTHER)
+        late = await limit.acquire()
+        clock.now += 0.05
+        limit.release(late, OVERLOAD, pause=1.0)  # sent after it: decreases again
+        after_next_round = limit.limit
+        before = limit.limit
+        backlog = Backlog(limit, 500)
+        await backlog.round_trip(clock, 0.3)
+        backlog.close()
+        return after_first, after_same_round, after_next_round, limit.limit - before
+
+    first, same_round, next_round, growth = run(scenario())
+    assert first == pytest.approx(20 * DECREASE)
+    assert same_round == first
+    assert next_round == pytest.approx(20 * DECREASE * DECREASE)
+    assert growth == pytest.approx(1.0, abs=0.1)  # one per window of successes, not one per success
+
+
+def test_window_never_passes_the_cap_nor_falls_below_one() -> None:
+    async def scenario() -> tuple[int, int]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(4, 10, clock=clock)
+        backlog = Backlog(limit, 500)
+        for _ in range(6):
+            await backlog.round_trip(clock, 0.3)
+        top = limit.window
+        for _ in range(60):
+            await backlog.round_trip(clock, 0.01, OVERLOAD)
+        backlog.close()
+        return top, limit.window
+
+    assert run(scenario()) == (10, 1)
+
+
+def test_cap_at_or_below_start_fixes_the_window() -> None:
+    async def scenario() -> tuple[int, int]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(8, 8, clock=clock)
+        slots = await fill(limit)
+        for slot in slots[:4]:
+            limit.release(slot, OVERLOAD, pause=5.0)
+        clock.now += 0.3
+        for slot in slots[4:]:
+            limit.release(slot, OK)
+        return limit.window, len(await fill(limit))
+
+    assert run(scenario()) == (8, 8)  # no shrink, no growth, no pause
+
+
+def test_window_does_not_grow_when_unused_or_when_latency_does_not_hold() -> None:
+    async def scenario() -> tuple[int, int]:
+        clock = FakeClock()
+        idle = AdaptiveLimit(8, 64, clock=clock)
+        for _ in range(20):  # one request at a time: the window is not the limit
+            slot = await idle.acquire()
+            clock.now += 0.3
+            idle.release(slot, OK)
+        queued = AdaptiveLimit(8, 64, clock=clock)
+        backlog = Backlog(queued, 2000)
+        await backlog.round_trip(clock, 0.3)  # 8 -> 16
+        for _ in range(40):  # a server that queues instead of rejecting: latency keeps rising
+            await backlog.round_trip(clock, 3.0)
+        backlog.close()
+        return idle.window, queued.window
+
+    idle, queued = run(scenario())
+    assert idle == 8
+    assert 16 <= queued < 64  # growth stopped once the smoothed latency passed twice its lowest
+
+
+def test_retry_after_holds_new_requests_when_the_window_is_one() -> None:
+    async def scenario() -> float:
+        limit = AdaptiveLimit(2, 4)
+        for _ in range(12):  # shrink to the floor
+            limit.release(await limit.acquire(), OVERLOAD)
+        assert limit.window == 1
+        limit.release(await limit.acquire(), OVERLOAD, pause=0.3)
+        start = time.monotonic()
+        slot = await limit.acquire()
+        limit.release(slot, OK)
+        return time.monotonic() - start
+
+    assert run(scenario()) >= 0.28
+
+
+def test_waiters_are_served_in_order_and_a_cancelled_waiter_frees_nothing() -> None:
+    async def scenario() -> tuple[list[int], int]:
+        limit = AdaptiveLimit(1, 1)
+        held = await limit.acquire()
+        order: list[int] = []
+
+        async def waiter(number: int) -> None:
+            slot = await limit.acquire()
+            order.append(number)
+            await asyncio.sleep(0)
+            limit.release(slot, OK)
+
+        tasks = [asyncio.create_task(waiter(n)) for n in range(4)]
+        await asyncio.sleep(0)
+        tasks[1].cancel()
+        limit.release(held, OK)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return order, limit.in_flight
+
+    assert run(scenario()) == ([0, 2, 3], 0)

@@ -1,0 +1,189 @@
+"""How many judge requests may be in flight: adaptive (AIMD), as many as the endpoint takes.
+
+The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency_max``:
+
+- **Grow** on a success, when the window was in use (requests were waiting for a slot,
+  or every slot was busy) and latency holds: the smoothed latency (an exponential
+  moving average of successes, weight :data:`SMOOTHING`) is within
+  :data:`LATENCY_TOLERANCE` times the lowest smoothed latency of the run. Smoothing
+  keeps short and long replies from deciding alone; a server that queues requests
+  instead of rejecting them (llama-server, ``vllm serve``) raises it and stops growth.
+  Until the first overload the window grows by one per success (it doubles every round
+  trip, like TCP's slow start); after it, by one per window of successes (additive
+  increase).
+- **Shrink** on an overload signal (HTTP 429, 503, a timeout): the window is multiplied
+  by :data:`DECREASE` (as Netflix's AIMD concurrency limiter does by default), at most
+  once per round trip (answers to requests sent before the last decrease do not decrease
+  it again), never below 1. A gentle factor keeps the window near the endpoint's
+  capacity; the rejected requests cost no retries (see :mod:`.client`).
+- **Retry-After** is honoured by the request that received it (the client does not send
+  it again before then, see :mod:`.client`). When the window is already down to one
+  request, no new request starts before it either, so an exhausted endpoint sees one
+  request per ``Retry-After``, not a stream of rejected ones.
+
+With ``judge_concurrency_max <= judge_concurrency`` the window is fixed (a plain
+semaphore, as before adaptive concurrency existed).
+
+Waiting for a slot is FIFO and costs nothing from an item's retries or timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+DECREASE = 0.9
+LATENCY_TOLERANCE = 2.0
+SMOOTHING = 0.05
+FLOOR = 1
+
+OK = "ok"
+OVERLOAD = "overload"
+OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One granted request slot.
+
+    Attributes:
+        epoch: Number of decreases when it was granted.
+        started: Clock time when it was granted.
+    """
+
+    epoch: int
+    started: float
+
+
+@dataclass
+class LimiterStats:
+    """What the window did in a run.
+
+    Attributes:
+        peak: Largest window reached.
+        decreases: Multiplicative decreases.
+        overloads: Overload signals received (429, 503, timeouts).
+        pauses: Times new requests were held back for a ``Retry-After`` at a window of 1.
+    """
+
+    peak: float = 0.0
+    decreases: int = 0
+    overloads: int = 0
+    pauses: int = 0
+
+
+class AdaptiveLimit:
+    """The window of requests in flight. Create and use inside one event loop.
+
+    Args:
+        start: Window at the start (``judge_concurrency``).
+        cap: Largest window (``judge_concurrency_max``); ``cap <= start`` fixes the window at ``start``.
+        clock: Monotonic clock in seconds (tests pass a fake one).
+    """
+
+    def __init__(self, start: int, cap: int, clock: Callable[[], float] = time.monotonic) -> None:
+        if start < FLOOR:
+            raise ValueError(f"judge_concurrency={start}: use a value >= {FLOOR}")
+        self.adaptive = cap > start
+        self.cap = float(max(cap, start))
+        self.limit = float(start)
+        self.in_flight = 0
+        self.stats = LimiterStats(peak=self.limit)
+        self._clock = clock
+        self._threshold = math.inf  # slow start until the first overload
+        self._epoch = 0
+        self._smoothed: float | None = None
+        self._lowest: float | None = None
+        self._resume_at = 0.0
+        self._waiters: deque[asyncio.Future[Slot]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def window(self) -> int:
+        """Requests that may be in flight now."""
+        return max(FLOOR, int(self.limit))
+
+    async def acquire(self) -> Slot:
+        """Wait for a free slot (FIFO) and take it."""
+        if not self._waiters and self._can_start():
+            return self._grant()
+        future: asyncio.Future[Slot] = asyncio.get_running_loop().create_future()
+        self._waiters.append(future)
+        self._wake()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self.release(future.result(), OTHER)
+            elif future in self._waiters:
+                self._waiters.remove(future)
+            raise
+
+    def release(self, slot: Slot, signal: str, pause: float | None = None) -> None:
+        """Give a slot back and adapt the window.
+
+        Args:
+            slot: The slot from :meth:`acquire`.
+            signal: :data:`OK` (a valid answer), :data:`OVERLOAD` (429, 503, timeout) or :data:`OTHER`.
+            pause: For an overload: the seconds its request will wait before it is sent again
+                (the ``Retry-After``); new requests wait as long when the window is 1.
+        """
+        busy = bool(self._waiters) or self.in_flight >= self.window
+        self.in_flight -= 1
+        now = self._clock()
+        if signal == OK:
+            self._grow(now - slot.started, busy)
+        elif signal == OVERLOAD:
+            self._shrink(slot, now, pause)
+        self._wake()
+
+    def _grow(self, latency: float, busy: bool) -> None:
+        smoothed = latency if self._smoothed is None else self._smoothed + SMOOTHING * (latency - self._smoothed)
+        self._smoothed = smoothed
+        self._lowest = smoothed if self._lowest is None else min(self._lowest, smoothed)
+        if not self.adaptive or not busy or smoothed > LATENCY_TOLERANCE * self._lowest:
+            return
+        step = 1.0 if self.limit < self._threshold else 1.0 / self.limit
+        self.limit = min(self.cap, self.limit + step)
+        self.stats.peak = max(self.stats.peak, self.limit)
+
+    def _shrink(self, slot: Slot, now: float, pause: float | None) -> None:
+        self.stats.overloads += 1
+        if not self.adaptive:
+            return
+        if slot.epoch == self._epoch:
+            self.limit = max(float(FLOOR), self.limit * DECREASE)
+            self._threshold = self.limit
+            self._epoch += 1
+            self.stats.decreases += 1
+        elif self.limit > FLOOR:
+            return
+        if pause and self.limit <= FLOOR and now + pause > self._resume_at:
+            self._resume_at = now + pause
+            self.stats.pauses += 1
+
+    def _can_start(self) -> bool:
+        return self.in_flight < self.window and self._clock() >= self._resume_at
+
+    def _grant(self) -> Slot:
+        self.in_flight += 1
+        return Slot(self._epoch, self._clock())
+
+    def _wake(self) -> None:
+        while self._waiters and self._waiters[0].done():
+            self._waiters.popleft()  # cancelled waiters
+        while self._waiters and self._can_start():
+            future = self._waiters.popleft()
+            if not future.done():
+                future.set_result(self._grant())
+        if self._waiters and self.in_flight < self.window and self._timer is None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(max(0.0, self._resume_at - self._clock()), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._wake()
