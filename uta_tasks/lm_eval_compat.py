@@ -369,3 +369,51 @@ def add_include_path(path: Path) -> None:
 def cli_main() -> None:
     """lm-eval's command line entry point (``lm_eval.__main__.cli_evaluate``)."""
     importlib.import_module("lm_eval.__main__").cli_evaluate()
+
+
+
+
+# Generation backends (0.4.13 and 0.5 alike; read by uta_tasks/scale_out.py): ``VLLM`` with
+# ``data_parallel_size`` > 1 loads the model in new Ray workers on every ``generate_until``;
+# ``TemplateAPI`` keeps the last ``max_length - 1 - max_gen_toks`` prompt tokens (a negative
+# count drops the first ones); ``LocalCompletionsAPI`` sends unknown gen_kwargs as request
+# fields; ``VLLM.modify_gen_kwargs`` decodes with VLLM_DECODING.
+VLLM_DECODING = {"skip_special_tokens": False, "spaces_between_special_tokens": False}
+
+
+def _is_model_class(lm: Any, module: str, name: str) -> bool:
+    return any(c.__module__ == module and c.__name__ == name for c in type(lm).__mro__)
+
+
+def vllm_engine_args(lm: Any) -> dict[str, Any] | None:
+    """An in-process ``--model vllm``'s engine args (``VLLM.model_args``) and
+    ``data_parallel_size``; None for other models.
+
+    Args:
+        lm: the lm-eval model.
+    """
+    if not _is_model_class(lm, "lm_eval.models.vllm_causallms", "VLLM"):
+        return None
+    return {**(getattr(lm, "model_args", None) or {}), "data_parallel_size": int(lm.data_parallel_size)}
+
+
+def is_local_completions(lm: Any) -> bool:
+    """Whether ``lm`` is ``--model local-completions`` (not its OpenAI API subclass).
+
+    Args:
+        lm: the lm-eval model.
+    """
+    module = "lm_eval.models.openai_completions"
+    return _is_model_class(lm, module, "LocalCompletionsAPI") and not _is_model_class(
+        lm, module, "OpenAICompletionsAPI")
+
+
+def api_token_budget(lm: Any) -> tuple[int, int] | None:
+    """``(max_length - 1, default max_gen_toks)`` of a tokenizing API model, else None.
+
+    Args:
+        lm: the lm-eval model.
+    """
+    if _is_model_class(lm, "lm_eval.models.api_models", "TemplateAPI") and getattr(lm, "tokenized_requests", False):
+        return int(lm.max_length), int(lm._max_gen_toks)
+    return None

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
+from uta_tasks import scale_out
 from uta_tasks.probe import judging, perturb, reasoning, role_switch
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
@@ -54,7 +55,8 @@ def _tokenizer(lm: Any) -> Any:
     if tokenizer is None or not hasattr(tokenizer, "apply_chat_template"):
         raise ProbeError(
             f"The uta tasks need the model's own Hugging Face tokenizer and chat template; "
-            f"--model {type(lm).__name__} exposes none. Use --model hf or --model vllm."
+            f"--model {type(lm).__name__} exposes none. Use --model hf, --model vllm, or --model "
+            "local-completions with tokenizer_backend=huggingface,tokenizer=<the served model's HF id or folder>."
         )
     return tokenizer
 
@@ -67,14 +69,32 @@ def resolve(lm: Any, instances: list) -> list[Request]:
         instances: lm-eval Instances of type ``generate_user_turn``.
     """
     tokenizer = _tokenizer(lm)
+    # local-completions: keep special tokens, as lm-eval's in-process vLLM does.
+    server_defaults = scale_out.server_decoding_defaults(lm)
     requests = []
     for instance in instances:
         spec = ProbeSpec.from_dict(instance.args[2])
         switch = role_switch.for_model(tokenizer, spec.role_switch)
-        assistant, user = split_gen_kwargs(instance.args[1], switch.stop, spec.user_max_gen_toks)
+        gen_kwargs = {**server_defaults, **instance.args[1]}
+        assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
         requests.append(Request(spec, switch, assistant, user))
+    _check_backend(lm, requests)
     judging.preflight_all([r.spec for r in requests])
     return requests
+
+
+def _check_backend(lm: Any, requests: list[Request]) -> None:
+    """Refuse, before any generation or model load, a backend the two passes cannot use
+    (in-process vLLM with data parallelism, an API model whose max_length would cut prompts).
+
+    Args:
+        lm: the lm-eval model.
+        requests: the resolved requests.
+    """
+    used = [r.user_kwargs for r in requests] + [r.assistant_kwargs for r in requests if r.spec.given_answer is None]
+    problem = scale_out.backend_problem(lm, used)
+    if problem:
+        raise ProbeError(problem)
 
 
 def pass1(backend: Backend, requests: list[Request]) -> tuple[list[str], dict[int, str]]:
