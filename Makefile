@@ -66,9 +66,10 @@ test-install: setup-packages
 	$(VPY) -m pytest tests/install $(PYTEST_ARGS)
 
 # With OPENAI_API_KEY set the judge is the OpenAI API: llama-server is not needed.
+# The setup's duration goes to the quickstart, which prints the time of every phase.
 quickstart:
-	$(SETUP) packages model $(if $(OPENAI_API_KEY),,llama)
-	$(VPY) -m uta_tasks.quickstart $(QUICKSTART_ARGS)
+	started=$$(date +%s) && $(SETUP) packages model $(if $(OPENAI_API_KEY),,llama) && \
+	UTA_QUICKSTART_SETUP_SECONDS=$$(( $$(date +%s) - started )) $(VPY) -m uta_tasks.quickstart $(QUICKSTART_ARGS)
 
 wheel: setup-packages
 	$(VPY) -m pip wheel --no-deps --no-build-isolation -w dist .

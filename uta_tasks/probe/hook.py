@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
+from uta_tasks import scale_out
 from uta_tasks.probe import budget, judging, perturb, reasoning, role_switch
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
@@ -57,7 +58,8 @@ def _tokenizer(lm: Any) -> Any:
     if tokenizer is None or not hasattr(tokenizer, "apply_chat_template"):
         raise ProbeError(
             f"The uta tasks need the model's own Hugging Face tokenizer and chat template; "
-            f"--model {type(lm).__name__} exposes none. Use --model hf or --model vllm."
+            f"--model {type(lm).__name__} exposes none. Use --model hf, --model vllm, or --model "
+            "local-completions with tokenizer_backend=huggingface,tokenizer=<the served model's HF id or folder>."
         )
     return tokenizer
 
@@ -79,12 +81,18 @@ def resolve(lm: Any, instances: list) -> list[Request]:
         )
     template_args = compat.chat_template_args(lm)
     defaults = compat.sampling_defaults(lm)
+    # local-completions: keep special tokens, as lm-eval's in-process vLLM does.
+    server_defaults = scale_out.server_decoding_defaults(lm)
     requests = []
     for instance in instances:
         spec = ProbeSpec.from_dict(instance.args[2])
         switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
-        assistant, user = split_gen_kwargs(instance.args[1], switch.stop, spec.user_max_gen_toks)
+        gen_kwargs = {**server_defaults, **instance.args[1]}
+        assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
         requests.append(Request(spec, switch, assistant, user, defaults))
+    problem = scale_out.backend_problem(lm)
+    if problem:
+        raise ProbeError(problem)
     judging.preflight_all([r.spec for r in requests])
     return requests
 

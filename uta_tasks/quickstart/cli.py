@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -18,8 +19,10 @@ from uta_tasks.processes import elapsed, run_child
 
 from .command import DEFAULT_TASKS, child_env, lm_eval_command
 from .errors import QuickstartError
-from .judge_choice import OPENAI_JUDGE_MODEL, choose_judge, judge_endpoint
+from .judge_choice import OPENAI_JUDGE_MODEL, Judge, choose_judge, judge_endpoint
+from .phases import Phases
 from .summary import find_results, summary_table
+from .verdict_checks import check_run, contradiction_note
 
 log = logging.getLogger("uta_tasks.quickstart")
 
@@ -83,40 +86,74 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace, started: float) -> int:
     judge = choose_judge(args, os.environ)
+    phases = Phases.from_environ(os.environ)
+    try:
+        code, results_path, judge = _steps(args, judge, phases)
+    except BaseException:
+        log.info("%s", phases.line())
+        raise
+    if code != 0:
+        log.info("%s", phases.line())
+        return code
+    with phases.phase("summary"):
+        results = json.loads(results_path.read_text())
+        checks = check_run(results_path)
+        print()
+        print(summary_table(results, checks))
+        note = contradiction_note(checks)
+        if note:
+            print(note)
+        print()
+        print(judge.describe())
+        print(f"Results: {results_path}")
+        print(f"Samples (q, a, a', u and each verdict): {results_path.parent}/samples_*.jsonl")
+    print(phases.line())
+    log.info("done in %s", elapsed(started))
+    return 0
+
+
+def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int, Path, Judge]:
+    """Model, judge, lm_eval: each a timed phase.
+
+    Args:
+        args: parsed command line.
+        judge: the chosen judge.
+        phases: where the durations go.
+
+    Returns:
+        lm_eval's exit code, its results file, and the judge as it ran (its URL known).
+    """
     from uta_tasks.embedded import smollm2
 
-    if args.model_dir is None:
-        log.info("step 1/3: preparing SmolLM2-135M-Instruct in %s (about 30 s the first time)", smollm2.default_dir())
-        try:
-            model_dir = smollm2.prepare()
-        except smollm2.EmbeddedModelError as exc:
-            raise QuickstartError(str(exc)) from None
-    else:
-        model_dir = args.model_dir
-        log.info("step 1/3: using the model in %s", model_dir)
+    with phases.phase("model"):
+        if args.model_dir is None:
+            log.info("step 1/3: preparing SmolLM2-135M-Instruct in %s (about 30 s the first time)",
+                     smollm2.default_dir())
+            try:
+                model_dir = smollm2.prepare()
+            except smollm2.EmbeddedModelError as exc:
+                raise QuickstartError(str(exc)) from None
+        else:
+            model_dir = args.model_dir
+            log.info("step 1/3: using the model in %s", model_dir)
     args.output_path.mkdir(parents=True, exist_ok=True)
     log.info("step 2/3: judge: %s", judge.kind)
-    with judge_endpoint(judge, args.output_path) as judge:
+    with contextlib.ExitStack() as stack:
+        with phases.phase("judge start"):
+            judge = stack.enter_context(judge_endpoint(judge, args.output_path))
         command = lm_eval_command(args, model_dir, judge)
         log.info("step 3/3: running lm_eval (vLLM engine start ~20 s, then generation and judging):\n  %s",
                  shlex.join(command))
         run_started = time.time()
-        code = run_child(command, child_env(os.environ), "lm_eval")
-        if code != 0:
-            log.error("lm_eval failed with exit code %d after %s; its output above says why", code, elapsed(started))
-            return code
+        with phases.phase("lm_eval"):
+            code = run_child(command, child_env(os.environ), "lm_eval")
+    if code != 0:
+        log.error("lm_eval failed with exit code %d; its output above says why", code)
+        return code, args.output_path, judge
     results_path = find_results(args.output_path, run_started)
     if results_path is None:
         raise QuickstartError(f"lm_eval finished but wrote no results_*.json under {args.output_path}")
-    results = json.loads(results_path.read_text())
-    print()
-    print(summary_table(results))
-    print()
-    print(judge.describe())
-    print(f"Results: {results_path}")
-    print(f"Samples (q, a, a', u and each verdict): {results_path.parent}/samples_*.jsonl")
-    log.info("done in %s", elapsed(started))
-    return 0
+    return 0, results_path, judge
 
 
 if __name__ == "__main__":

@@ -1,28 +1,4 @@
-"""Every use of lm-eval internals, in one place. Works on lm-eval 0.4.13 and 0.5.
-
-The rest of the package imports lm-eval only through this module (``tests/test_layout.py``
-checks it). Each function names the internal it relies on and what differs between the
-two versions:
-
-==============================  =======================================  ==========================================
-concern                         0.4.13                                   0.5 (``0.5.0.dev1``)
-==============================  =======================================  ==========================================
-task base class                 ``lm_eval.api.task.ConfigurableTask``    ``lm_eval.api.task.GenerateTask`` (scorers)
-``Instance``                    ``Instance(type, doc, args, idx,         ``task_name`` required, ``doc_id``
-                                metadata=(task, doc_id, repeats))``      keyword-only
-keep every repeat's response    set ``task._filters`` after ``__init__`` ``filter_list`` in the config
-declared metrics                ``aggregation()`` / ``higher_is_better()`` ``metric_list`` in the config (the methods
-                                methods                                  are ignored)
-``process_results(doc, r)``     ``r = [responses of the doc]``           ``r = responses of the doc`` (flat)
-request method on models        ``setattr(LM, name, fn)``                same
-request cache key               ``lm_eval.api.model.hash_args``          same
-YAML loader                     ``lm_eval.tasks._yaml_loader.load_yaml`` same
-``exact_match``                 ``api.metrics.exact_match_hf_evaluate``  ``api.metrics.generation.exact_match_fn``
-``apply_template``              ``lm_eval.utils.apply_template``         ``lm_eval.config.templates.apply_template``
-task discovery                  ``TaskManager(include_path=...)``        same; ``lm_eval.tasks`` entry points where
-                                                                         the installed lm-eval reads them
-==============================  =======================================  ==========================================
-"""
+"""lm-eval internals of tasks: the base class, config, instances, filters, scoring, discovery."""
 
 from __future__ import annotations
 
@@ -34,10 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-LM_EVAL_VERSION = importlib.metadata.version("lm_eval")
-IS_05 = not LM_EVAL_VERSION.startswith("0.4.")
-ENTRY_POINT_GROUP = "lm_eval.tasks"
-FILTER_NAME = "none"
+from .version import ENTRY_POINT_GROUP, FILTER_NAME, IS_05
 
 
 def task_base_class() -> type:
@@ -166,92 +139,6 @@ def make_instance(
         )
     return Instance(request_type=request_type, doc=doc, arguments=arguments, idx=0,
                     metadata=(task_name, doc_id, repeats))
-
-
-def backend_instance(arguments: tuple[str, dict]) -> Any:
-    """A ``generate_until`` Instance of ``arguments = (prompt, gen_kwargs)``."""
-    return make_instance("generate_until", {}, arguments, task_name="uta", doc_id=0, repeats=1)
-
-
-def install_request_method(name: str, method: Callable) -> None:
-    """Give every lm-eval model class (``lm_eval.api.model.LM``) a request method (idempotent).
-
-    The evaluator calls ``getattr(lm, request_type)(instances)`` once per request type.
-
-    Args:
-        name: the request type.
-        method: the function (``self`` is the model).
-    """
-    from lm_eval.api.model import LM
-
-    if getattr(LM, name, None) is not method:
-        setattr(LM, name, method)
-
-
-def chat_template_args(lm: Any) -> dict[str, Any]:
-    """The chat-template arguments an lm-eval model renders with (``hf``: its
-    ``chat_template_args``, ``enable_thinking`` folded in; ``vllm``: ``chat_template_args``
-    plus ``enable_thinking`` when set).
-
-    Args:
-        lm: the lm-eval model.
-    """
-    args = dict(getattr(lm, "chat_template_args", None) or {})
-    thinking = getattr(lm, "enable_thinking", None)
-    if thinking is not None:
-        args.setdefault("enable_thinking", thinking)
-    return args
-
-
-def think_end_token(lm: Any) -> Any:
-    """``think_end_token`` of model ``lm`` (it makes lm-eval strip reasoning from outputs)."""
-    return getattr(lm, "think_end_token", None)
-
-
-SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "presence_penalty",
-                 "frequency_penalty")
-
-
-def sampling_defaults(lm: Any) -> dict[str, Any]:
-    """The sampling settings a backend uses for keys a request does not give: ``hf`` takes
-    the model's ``generation_config``; ``vllm`` (lm-eval builds ``SamplingParams``) takes
-    vLLM's ``SamplingParams`` defaults; other backends (a server) are unknown: {}.
-
-    Args:
-        lm: the lm-eval model.
-    """
-    model = getattr(lm, "model", None)
-    config = getattr(model, "generation_config", None)
-    if config is not None and hasattr(config, "to_dict"):
-        values = config.to_dict()
-        return {k: values[k] for k in SAMPLING_KEYS if k in values}
-    if type(model).__module__.startswith("vllm"):
-        from vllm import SamplingParams
-
-        params = SamplingParams()
-        return {k: getattr(params, k) for k in SAMPLING_KEYS if hasattr(params, k)}
-    return {}
-
-
-def max_length(lm: Any) -> int | None:
-    """Model ``lm``'s maximum length (prompt + generation) as lm-eval uses it, or None."""
-    try:
-        value = getattr(lm, "max_length", None)
-    except (AttributeError, TypeError, ValueError):
-        return None
-    return int(value) if isinstance(value, int) and value > 0 else None
-
-
-def request_cache_key(prompt: str, gen_kwargs: dict) -> str:
-    """The key lm-eval's ``--use_cache`` gives a ``generate_until`` of (prompt, gen_kwargs)."""
-    from lm_eval.api.model import hash_args
-
-    return hash_args("generate_until", (prompt, gen_kwargs))
-
-
-def request_cache(lm: Any) -> Any:
-    """lm-eval's request cache of model ``lm`` (``lm.cache_hook.dbdict``), or None."""
-    return getattr(getattr(lm, "cache_hook", None), "dbdict", None)
 
 
 def load_task_yaml(path: Path) -> dict[str, Any]:
@@ -409,3 +296,10 @@ def add_include_path(path: Path) -> None:
 def cli_main() -> None:
     """lm-eval's command line entry point (``lm_eval.__main__.cli_evaluate``)."""
     importlib.import_module("lm_eval.__main__").cli_evaluate()
+
+
+
+
+# Generation backends (0.4.13 and 0.5 alike; read by uta_tasks/scale_out.py): ``VLLM`` with
+# ``data_parallel_size`` > 1 loads the model in new Ray workers on every ``generate_until``;
+# ``TemplateAPI`` keeps the last ``max_length - 1 - max_gen_toks`` prompt tokens (a negative

@@ -1,0 +1,91 @@
+"""The quickstart's closing output: no genuine rate next to verdicts that contradict
+themselves, and the time of every phase."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from uta_tasks import quickstart
+from uta_tasks.quickstart.phases import SETUP_SECONDS_ENV, Phases
+from uta_tasks.quickstart.verdict_checks import check_run, contradiction_note, contradicts
+
+DATE = "2026-11-30T07-00-00.000000"
+
+
+def _verdict(label: str | None, genuine: bool | None, status: str = "judged") -> dict:
+    return {"status": status, "label": label, "genuine": genuine}
+
+
+def _results() -> dict:
+    values = {"prompt_level_strict_acc,none": 0.0, "genuine_followup,none": 1.0, "genuine_followup_base,none": 0.5,
+              "share_changed,none": 0.75, "label_new_task_prompt,none": 1.0, "unjudged,none": 0.0}
+    return {
+        "results": {"uta_ifbench_trunc": {"alias": "uta_ifbench_trunc", **values}},
+        "configs": {"uta_ifbench_trunc": {"metadata": {"uta_benchmark": "ifbench"}}},
+        "n-samples": {"uta_ifbench_trunc": {"effective": 2}},
+        "model_name": "smol",
+    }
+
+
+def _write_run(folder: Path, records: list[dict]) -> Path:
+    """lm-eval's layout: results_<date>.json and samples_<task>_<date>.jsonl side by side."""
+    folder.mkdir(parents=True)
+    results = folder / f"results_{DATE}.json"
+    results.write_text(json.dumps(_results()))
+    lines = [json.dumps({"doc_id": i, "filtered_resps": [[json.dumps(r)]]}) for i, r in enumerate(records)]
+    (folder / f"samples_uta_ifbench_trunc_{DATE}.jsonl").write_text("\n".join(lines) + "\n")
+    return results
+
+
+def test_which_verdicts_contradict_themselves():
+    assert contradicts(_verdict("new_task_prompt", True))
+    assert contradicts(_verdict("plausible_followup", False))
+    assert not contradicts(_verdict("plausible_followup", True))
+    assert not contradicts(_verdict("previous_turn_restate", False))
+    assert not contradicts(_verdict("other", True)) and not contradicts(_verdict("other", False))
+    assert not contradicts(_verdict(None, None, status="unjudged")) and not contradicts(None)
+
+
+def test_the_summary_hides_a_genuine_rate_built_on_contradictions(tmp_path):
+    """The issue's case: 'genuine 100.0%' printed next to a top label of new_task_prompt."""
+    records = [
+        {"verdict": _verdict("new_task_prompt", True), "verdict_ref": _verdict("previous_turn_restate", False)},
+        {"verdict": _verdict("new_task_prompt", True), "verdict_ref": _verdict("plausible_followup", True)},
+    ]
+    results_path = _write_run(tmp_path / "smol", records)
+    checks = check_run(results_path)
+    assert checks["uta_ifbench_trunc"]["verdict"].contradictory == 2
+    assert checks["uta_ifbench_trunc"]["verdict_ref"].contradictory == 0
+    table = quickstart.summary_table(_results(), checks).splitlines()
+    assert table[0].split()[-1] == "contradictory"
+    row = table[2].split()
+    assert row[:5] == ["uta_ifbench_trunc", "2", "0.0", "-", "50.0"], table
+    assert row[-1] == "2/4"
+    assert "100.0" not in table[2]
+    note = contradiction_note(checks)
+    assert note is not None and note.startswith("2 of 4 verdicts contradict themselves")
+
+
+def test_a_consistent_run_shows_its_rates_and_no_note(tmp_path):
+    records = [{"verdict": _verdict("plausible_followup", True), "verdict_ref": _verdict("other", True)}] * 2
+    checks = check_run(_write_run(tmp_path / "smol", records))
+    row = quickstart.summary_table(_results(), checks).splitlines()[2].split()
+    assert row[3:5] == ["100.0", "50.0"] and row[-1] == "0/4"
+    assert contradiction_note(checks) is None
+
+
+def test_samples_of_another_run_in_the_same_folder_are_not_counted(tmp_path):
+    results_path = _write_run(tmp_path / "smol", [{"verdict": _verdict("plausible_followup", True)}])
+    old = json.dumps({"doc_id": 0, "filtered_resps": [[json.dumps({"verdict": _verdict("other", True)})]]})
+    (results_path.parent / "samples_uta_ifbench_trunc_2026-01-01T00-00-00.000000.jsonl").write_text(old + "\n")
+    assert check_run(results_path)["uta_ifbench_trunc"]["verdict"].judged == 1
+
+
+def test_phase_times_include_the_setup_make_measured():
+    phases = Phases.from_environ({SETUP_SECONDS_ENV: "250"})
+    with phases.phase("lm_eval"):
+        pass
+    phases.seconds["lm_eval"] = 95.4
+    assert phases.line() == "time per phase: setup 4m10s, lm_eval 1m35s; total 5m45s"
+    assert "setup" not in Phases.from_environ({}).seconds

@@ -1,0 +1,104 @@
+"""Every use of lm-eval internals, in one place (this package). Works on lm-eval 0.4.13 and 0.5.
+
+The rest of the package imports lm-eval only through this module (``tests/test_layout.py``
+checks it). Each function names the internal it relies on and what differs between the
+two versions:
+
+==============================  =======================================  ==========================================
+concern                         0.4.13                                   0.5 (``0.5.0.dev1``)
+==============================  =======================================  ==========================================
+task base class                 ``lm_eval.api.task.ConfigurableTask``    ``lm_eval.api.task.GenerateTask`` (scorers)
+``Instance``                    ``Instance(type, doc, args, idx,         ``task_name`` required, ``doc_id``
+                                metadata=(task, doc_id, repeats))``      keyword-only
+keep every repeat's response    set ``task._filters`` after ``__init__`` ``filter_list`` in the config
+declared metrics                ``aggregation()`` / ``higher_is_better()`` ``metric_list`` in the config (the methods
+                                methods                                  are ignored)
+``process_results(doc, r)``     ``r = [responses of the doc]``           ``r = responses of the doc`` (flat)
+request method on models        ``setattr(LM, name, fn)``                same
+request cache key               ``lm_eval.api.model.hash_args``          same
+YAML loader                     ``lm_eval.tasks._yaml_loader.load_yaml`` same
+``exact_match``                 ``api.metrics.exact_match_hf_evaluate``  ``api.metrics.generation.exact_match_fn``
+``apply_template``              ``lm_eval.utils.apply_template``         ``lm_eval.config.templates.apply_template``
+task discovery                  ``TaskManager(include_path=...)``        same; ``lm_eval.tasks`` entry points where
+                                                                         the installed lm-eval reads them
+==============================  =======================================  ==========================================
+"""
+
+from __future__ import annotations
+
+from .models import (
+    SAMPLING_KEYS,
+    VLLM_DECODING,
+    backend_instance,
+    chat_template_args,
+    install_request_method,
+    is_local_completions,
+    max_length,
+    request_cache,
+    request_cache_key,
+    sampling_defaults,
+    think_end_token,
+    vllm_engine_args,
+)
+from .tasks import (
+    add_include_path,
+    after_init,
+    after_override_metric,
+    apply_filters,
+    apply_template,
+    builtin_task_dir,
+    builtin_task_module,
+    cli_main,
+    doc_responses,
+    exact_match,
+    keep_all,
+    load_task_yaml,
+    make_instance,
+    mean,
+    nanmean,
+    prepare_config,
+    reads_task_entry_points,
+    stderr,
+    task_base_class,
+    task_manager_class,
+)
+from .version import ENTRY_POINT_GROUP, FILTER_NAME, IS_05, LM_EVAL_VERSION
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "FILTER_NAME",
+    "IS_05",
+    "LM_EVAL_VERSION",
+    "SAMPLING_KEYS",
+    "VLLM_DECODING",
+    "add_include_path",
+    "after_init",
+    "after_override_metric",
+    "apply_filters",
+    "apply_template",
+    "backend_instance",
+    "builtin_task_dir",
+    "builtin_task_module",
+    "chat_template_args",
+    "cli_main",
+    "doc_responses",
+    "exact_match",
+    "install_request_method",
+    "is_local_completions",
+    "keep_all",
+    "load_task_yaml",
+    "make_instance",
+    "max_length",
+    "mean",
+    "nanmean",
+    "prepare_config",
+    "reads_task_entry_points",
+    "request_cache",
+    "request_cache_key",
+    "sampling_defaults",
+    "stderr",
+    "task_base_class",
+    "task_manager_class",
+    "think_end_token",
+    "vllm_engine_args",
+]
