@@ -10,8 +10,6 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-import pytest
-
 TOKENIZER = Path(__file__).resolve().parents[1] / "fixtures" / "tokenizers" / "smollm2"
 # Nothing listens here: every test below must finish before a request would be sent.
 CLOSED_URL = "http://127.0.0.1:9/v1/completions"
@@ -35,22 +33,23 @@ def _evaluate(lm, **kwargs):
     return lm_eval.simple_evaluate(model=lm, tasks=["uta_ifbench"], task_manager=tm, limit=1, **kwargs)
 
 
-def test_default_max_length_with_the_tasks_max_gen_toks_is_refused_before_any_request():
-    """lm-eval's default max_length=2048 and the tasks' max_gen_toks=2048 would cut the
-    first token (<|im_start|>) off every prompt; the run stops with the fix instead."""
-    from uta_tasks.probe.hook import ProbeError
+def test_the_budget_sent_to_a_server_never_makes_lm_eval_cut_the_prompt():
+    """lm-eval's API models keep only the last max_length - 1 - max_gen_toks prompt tokens;
+    with the default max_length (2048) and the tasks' 32768-token budget that would cut
+    every prompt. The probe fits each request's budget below max_length instead."""
+    lm = _local_completions()
+    sent = []
 
-    with pytest.raises(ProbeError, match=r"max_length=<the server's --max-model-len>") as caught:
-        _evaluate(_local_completions())
-    assert "2047 - 2048" in str(caught.value)
+    def capture(requests, disable_tqdm=False):
+        sent.extend(r.args for r in requests)
+        return ["Answer." if r.args[0].endswith("assistant\n") else "Why?" for r in requests]
 
-
-def test_a_long_enough_max_length_passes_the_check():
-    from uta_tasks import scale_out
-
-    lm = _local_completions(max_length=4096)
-    assert scale_out.backend_problem(lm, [{"max_gen_toks": 2048}, {"max_gen_toks": 96}]) is None
-    assert scale_out.backend_problem(_local_completions(), [{"max_gen_toks": 256}]) is None
+    lm.generate_until = capture
+    _evaluate(lm)
+    assert sent
+    for prompt, kwargs in sent:
+        kept = lm.max_length - 1 - kwargs["max_gen_toks"]
+        assert len(lm.tokenizer(prompt)["input_ids"]) <= kept
 
 
 def test_local_completions_requests_keep_special_tokens_as_in_process_vllm_does():
