@@ -12,9 +12,11 @@ In one process, on distinct items of the same shape (no judge cache), it runs:
 - ``fixed 64``: a fixed window of 64 with the rate-limit budget (429s are free retries);
 - ``adaptive``: the default settings (start 8, cap 64).
 
-It prints, per run: seconds, items/s, items/s / (K / latency) (goal >= 0.8 for the
-adaptive window), the 429s the server sent, the verdicts lost (goal 0), calls and the
-peak window. Run from the repository root::
+It prints, per run: seconds, verdicts/s (judged items per second: a lost verdict does
+not count), that divided by K / latency (goal >= 0.8 for the adaptive window), the 429s
+the server sent, the verdicts lost (goal 0), calls and the peak window. The machine's
+load average is printed too: the client and the double share its cores, so other
+processes lower every figure. Run from the repository root::
 
     PYTHONPATH=$PWD python perf/judge_throughput.py [--items 600] [--capacity 32] [--latency 0.3]
 """
@@ -25,6 +27,7 @@ import argparse
 import logging
 import multiprocessing
 import os
+import statistics
 import sys
 import time
 from collections.abc import Iterator
@@ -116,9 +119,14 @@ class Measurement:
     wrong: int
     peak: int
 
+    @property
+    def per_second(self) -> float:
+        """Verdicts obtained per second (a lost verdict does not count)."""
+        return (self.items - self.lost) / self.seconds
+
     def ratio(self, ceiling: float) -> float:
-        """Items/s as a share of the endpoint's ceiling (items/s)."""
-        return self.items / self.seconds / ceiling
+        """Verdicts/s as a share of the endpoint's ceiling (items/s)."""
+        return self.per_second / ceiling
 
 
 def measure(name: str, api: Connection, items: list[JudgeItem], metadata: dict[str, Any]) -> Measurement:
@@ -154,6 +162,7 @@ def main() -> None:
     parser.add_argument("--capacity", type=int, default=32, help="K: requests the endpoint serves at once")
     parser.add_argument("--latency", type=float, default=0.3, help="seconds per answer")
     parser.add_argument("--retry-after", default="1", help="Retry-After header of a 429 (seconds)")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of the four runs (the median is reported)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     ceiling = args.capacity / args.latency
@@ -162,24 +171,35 @@ def main() -> None:
         "judge_model": MODEL, "judge_cache": "none", "judge_timeout": 30, "judge_max_retries": 4,
         "judge_backoff_base": 1, "judge_max_tokens": 256,
     }
-    results = []
+    results: dict[str, list[Measurement]] = {name: [] for name, _ in RUNS}
     load_before = os.getloadavg()[0]
     with simulated_api(config) as (url, api):
         base["judge_base_url"] = url
-        for index, (name, overrides) in enumerate(RUNS):
-            items = make_items(args.items, offset=index * 100_000)
-            results.append(measure(name, api, items, {**base, **overrides}))
+        for repeat in range(args.repeats):
+            for index, (name, overrides) in enumerate(RUNS):
+                items = make_items(args.items, offset=(repeat * len(RUNS) + index) * 100_000)
+                results[name].append(measure(name, api, items, {**base, **overrides}))
     load_after = os.getloadavg()[0]
     print(f"simulated API: K={args.capacity} in flight, {args.latency * 1000:.0f} ms per answer, 429 with "
-          f"Retry-After: {args.retry_after} above K; ceiling {ceiling:.1f} items/s; {args.items} items per run; "
-          f"load average {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} cores")
-    print("| run | seconds | items/s | items/s / (K/latency) | 429s | verdicts lost | wrong | calls | peak window |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for m in results:
-        print(f"| {m.name} | {m.seconds:.1f} | {m.items / m.seconds:.1f} | {m.ratio(ceiling):.2f} | {m.rejected} "
-              f"| {m.lost} | {m.wrong} | {m.calls} | {m.peak} |")
-    baseline, adaptive = results[0], results[-1]
-    print(f"adaptive / fixed 8: {adaptive.ratio(ceiling) / baseline.ratio(ceiling):.2f}x")
+          f"Retry-After: {args.retry_after} above K; ceiling {ceiling:.1f} items/s; {args.items} items per run, "
+          f"{args.repeats} round(s); load average {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} cores")
+    print("| run | round | seconds | verdicts/s | verdicts/s / (K/latency) | 429s | verdicts lost | wrong | calls "
+          "| peak window |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, rows in results.items():
+        for repeat, m in enumerate(rows, start=1):
+            print(f"| {name} | {repeat} | {m.seconds:.1f} | {m.per_second:.1f} | {m.ratio(ceiling):.2f} | {m.rejected} "
+                  f"| {m.lost} | {m.wrong} | {m.calls} | {m.peak} |")
+    print()
+    print("| run | median verdicts/s / (K/latency) | range | 429s (all rounds) | verdicts lost (all rounds) |")
+    print("|---|---|---|---|---|")
+    medians = {}
+    for name, rows in results.items():
+        ratios = [m.ratio(ceiling) for m in rows]
+        medians[name] = statistics.median(ratios)
+        print(f"| {name} | {medians[name]:.2f} | {min(ratios):.2f}-{max(ratios):.2f} "
+              f"| {sum(m.rejected for m in rows)} | {sum(m.lost for m in rows)} |")
+    print(f"adaptive / fixed 8 (medians): {medians['adaptive'] / medians['fixed 8']:.2f}x")
 
 
 if __name__ == "__main__":

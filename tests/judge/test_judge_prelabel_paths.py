@@ -114,7 +114,8 @@ def test_judge_calls_saved_is_a_metric_summed_over_the_doc() -> None:
     rule = {"status": "judged", "label": "previous_turn_restate", "genuine": False, "prelabel_rule": "restates_prompt"}
     base = dict(task="t", benchmark="b", perturbation="trunc", q="q", messages=[], a="a", answer="a",
                 reasoning_form="plain", history="a", a_prime="a", role_switch={}, generation={}, given_answer=False)
-    records = [ProbeRecord(**base, verdict=rule, verdict_ref=rule), ProbeRecord(**base, verdict=judge, verdict_ref=rule)]
+    records = [ProbeRecord(**base, verdict=rule, verdict_ref=rule),
+               ProbeRecord(**base, verdict=judge, verdict_ref=rule)]
     values = follow_up_metrics(records)
     assert values["judge_calls_saved"] == 3.0
     assert values["genuine_followup"] == 0.5  # a pre-labelled turn is a judged, non-genuine turn

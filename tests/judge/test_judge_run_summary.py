@@ -43,7 +43,8 @@ def test_summary_counts_judged_unjudged_by_reason_calls_and_tokens(
     text = format_summary(summary)
     lines = text.splitlines()
     assert summary["rate_limited"] == 2  # the persistent 429, answered on both attempts
-    assert len(lines) == 1 + len(REASONS) + 1 and lines[-1] == "judge: 2 rate-limited answer(s) (429, or 503 with Retry-After)"
+    assert len(lines) == 1 + len(REASONS) + 1
+    assert lines[-1] == "judge: 2 rate-limited answer(s) (429, or 503 with Retry-After)"
     assert "13 items" in lines[0] and "5 judged" in lines[0] and "8 unjudged" in lines[0]
     assert f"{run.calls} calls" in lines[0]
     for reason, count in REASONS.items():

@@ -2,8 +2,9 @@
 
 The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency_max``:
 
-- **Grow** on a success, when the window was in use (requests were waiting for a slot,
-  or every slot was busy) and latency holds: the smoothed latency (an exponential
+- **Grow** on a success, when at least a window of requests is waiting for a slot (a
+  larger window would be used: near the end of a run it would not, and probing then
+  only risks a rejection whose ``Retry-After`` delays the last items) and latency holds: the smoothed latency (an exponential
   moving average of successes, weight :data:`SMOOTHING`) is within
   :data:`LATENCY_TOLERANCE` times the lowest smoothed latency of the run. Smoothing
   keeps short and long replies from deciding alone; a server that queues requests
@@ -132,7 +133,7 @@ class AdaptiveLimit:
             pause: For an overload: the seconds its request will wait before it is sent again
                 (the ``Retry-After``); new requests wait as long when the window is 1.
         """
-        busy = bool(self._waiters) or self.in_flight >= self.window
+        busy = len(self._waiters) >= self.window
         self.in_flight -= 1
         now = self._clock()
         if signal == OK:

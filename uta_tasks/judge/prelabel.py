@@ -97,10 +97,9 @@ class PreLabel:
 
 def rules_sha() -> str:
     """Digest of the rules' parameters (goes into every pre-labelled verdict)."""
-    payload = json.dumps(
-        [RULES_VERSION, COPY_THRESHOLD, MIN_COPY_TOKENS, MIN_BLOCK, _TOKENS.pattern, DEFAULT_SPECIAL_TOKENS, CHANNEL_MARKERS, _THINKING.pattern,
-         RULE_LABELS], ensure_ascii=False,
-    )
+    parts = [RULES_VERSION, COPY_THRESHOLD, MIN_COPY_TOKENS, MIN_BLOCK, _TOKENS.pattern, DEFAULT_SPECIAL_TOKENS,
+             CHANNEL_MARKERS, _THINKING.pattern, RULE_LABELS]
+    payload = json.dumps(parts, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
