@@ -153,7 +153,7 @@ def test_cache_makes_reruns_free_and_retries_unjudged(fault_server: FaultServer,
 def test_concurrency_limit_is_respected(fault_server: FaultServer, fault_settings: Callable[..., JudgeSettings],
                                         items: Callable[..., list[JudgeItem]]) -> None:
     fault_server.config.delay = 0.15
-    run = judge_all(items(12), fault_settings(cache="none", concurrency=3))
+    run = judge_all(items(12), fault_settings(cache="none", concurrency=3, concurrency_max=3))
     assert run.unjudged == 0 and fault_server.max_in_flight == 3
 
 

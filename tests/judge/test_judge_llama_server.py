@@ -129,7 +129,8 @@ def test_token_limit_cut_becomes_unjudged(llama_url: str, tmp_path: Path) -> Non
     run = judge_all(ITEMS[:1], settings_for(llama_url, tmp_path, judge_max_tokens=5, judge_max_retries=1))
     verdict = run.verdicts[0]
     assert verdict.status == "unjudged" and "finish_reason=length" in verdict.reason
-    assert verdict.raw_reply and run.calls == 2 and verdict.genuine is None
+    # at temperature 0 the same limit would cut the same reply again: not retried (issue 10)
+    assert verdict.raw_reply and run.calls == 1 and verdict.genuine is None
 
 
 def _alive(pid: int) -> bool:
