@@ -60,7 +60,7 @@ def test_sigkill_mid_run_then_rerun_pays_only_for_the_rest(fault_server: FaultSe
     count, concurrency = 40, 2
     cache = tmp_path / "judge.sqlite"
     metadata = {"judge_base_url": fault_server.base_url, "judge_model": MODEL, "judge_cache": str(cache),
-                "judge_concurrency": concurrency, "judge_max_retries": 0}
+                "judge_concurrency": concurrency, "judge_concurrency_max": concurrency, "judge_max_retries": 0}
     fault_server.config.delay = 0.1
     process = _spawn(metadata, count)
     deadline = time.monotonic() + 60
