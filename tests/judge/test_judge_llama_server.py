@@ -80,25 +80,46 @@ def test_server_honours_strict_json_schema(llama_url: str) -> None:
         client.close()
 
 
-@pytest.mark.parametrize("label", ["plausible_followup", "previous_turn_restate", "degenerate_short"])
+CONTRADICTIONS = ("plausible_followup", "previous_turn_restate", "degenerate_short")
+
+
+def _contradiction_prompt(label: str) -> tuple[str, str]:
+    wrong = "false" if label == "plausible_followup" else "true"
+    contradiction = f'{{"rationale": "ok", "decision": {{"label": "{label}", "genuine": {wrong}}}}}'
+    return f"Repeat this JSON object exactly, character for character:\n{contradiction}", wrong
+
+
+@pytest.mark.parametrize("label", CONTRADICTIONS)
 def test_grammar_keeps_label_and_genuine_together(llama_url: str, label: str) -> None:
     """Told to pair a label with the wrong decision, the model still cannot write the pair:
     llama.cpp compiles the schema's anyOf into its grammar."""
     client = openai.OpenAI(base_url=llama_url, api_key="no-key", max_retries=0, timeout=600)
-    wrong = "false" if label == "plausible_followup" else "true"
-    contradiction = f'{{"rationale": "ok", "decision": {{"label": "{label}", "genuine": {wrong}}}}}'
-    prompt = f"Repeat this JSON object exactly, character for character:\n{contradiction}"
+    prompt, _ = _contradiction_prompt(label)
     try:
         reply = client.chat.completions.create(
             model=MODEL_ALIAS, messages=[{"role": "user", "content": prompt}], response_format=response_format(),
             max_tokens=200, temperature=0)
         parsed = parse_reply(reply.choices[0].message.content, reply.choices[0].finish_reason)
         assert parsed.genuine in allowed_genuine(parsed.label)
-        free = client.chat.completions.create(
-            model=MODEL_ALIAS, messages=[{"role": "user", "content": prompt}], max_tokens=200, temperature=0)
-        assert f'"genuine": {wrong}' in free.choices[0].message.content  # unconstrained, it copies the pair
     finally:
         client.close()
+
+
+def test_without_the_schema_the_model_does_copy_a_contradiction(llama_url: str) -> None:
+    """The control of the test above: unconstrained, SmolLM2 copies the contradicting pair
+    (for at least one of the three prompts: batched decoding on a shared server is not
+    bit-for-bit repeatable, so a single prompt's copy is not guaranteed)."""
+    client = openai.OpenAI(base_url=llama_url, api_key="no-key", max_retries=0, timeout=600)
+    copied = []
+    try:
+        for label in CONTRADICTIONS:
+            prompt, wrong = _contradiction_prompt(label)
+            free = client.chat.completions.create(
+                model=MODEL_ALIAS, messages=[{"role": "user", "content": prompt}], max_tokens=200, temperature=0)
+            copied.append(f'"genuine": {wrong}' in (free.choices[0].message.content or ""))
+    finally:
+        client.close()
+    assert any(copied)
 
 
 def test_judge_all_against_llama_server_then_cache(llama_url: str, tmp_path: Path) -> None:

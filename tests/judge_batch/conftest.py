@@ -19,16 +19,6 @@ from fault_server import MODEL  # noqa: E402
 from uta_tasks.judge import JudgeSettings  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No judge setting or key leaks in from the developer's environment."""
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("UTA_JUDGE") or name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
-            monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def fake_api() -> Iterator[FakeBatchAPI]:
     with FakeBatchAPI(FakeConfig()) as api:

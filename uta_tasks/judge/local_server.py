@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import logging
 import os
 import shutil
@@ -41,10 +40,12 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from uta_tasks.paths import tools_dir
+from uta_tasks.processes import die_with_parent
+
 log = logging.getLogger(__name__)
 
 MODEL_ALIAS = "smollm2-135m-instruct"
-_PR_SET_PDEATHSIG = 1
 _LOG_TAIL = 2000
 
 
@@ -75,8 +76,7 @@ def find_binary() -> Path:
         if not os.access(path, os.X_OK):
             raise LocalServerError(f"UTA_LLAMA_SERVER={explicit!r} is not an executable file")
         return path
-    cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    tools = Path(os.environ.get("UTA_TOOLS_DIR") or cache_home / "uta-tasks" / "tools")
+    tools = tools_dir()
     candidate = tools / "llama-server"
     if os.access(candidate, os.X_OK):
         return candidate
@@ -109,12 +109,6 @@ def default_alias(model_path: str | Path) -> str:
         model_path: The GGUF file.
     """
     return Path(model_path).name.removesuffix(".gguf") or MODEL_ALIAS
-
-
-def _die_with_parent() -> None:
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _wait_ready(process: subprocess.Popen, port: int, timeout: float, log_path: Path) -> None:
@@ -200,7 +194,7 @@ def llama_server(
     with open(log_file, "ab") as sink:
         process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
     try:
         _wait_ready(process, port, ready_timeout, log_file)

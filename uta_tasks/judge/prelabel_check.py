@@ -30,7 +30,7 @@ from typing import Any
 
 from .prelabel import COPY_THRESHOLD, PRELABEL_MODEL, RULE_LABELS, RULES, prelabel
 from .records import JudgeItem
-from .settings import JudgeSettings
+from .settings import JudgeSettings, metadata_from_json
 
 SWEEP: tuple[float, ...] = (0.7, 0.8, 0.85, 0.9, 0.95, 1.0)
 COPY_RULES = ("restates_prompt", "copies_answer")
@@ -245,12 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from .errors import JudgeConfigError
 
-    try:
-        metadata = json.loads(args.metadata)
-        if not isinstance(metadata, dict):
-            raise ValueError("not a JSON object")
-    except ValueError as exc:
-        raise SystemExit(f"uta-prelabel-check: --metadata must be a JSON object of judge settings ({exc})") from None
+    metadata = metadata_from_json(args.metadata, "uta-prelabel-check")
     try:
         found = sample_items(args.paths, kinds=[kind.strip() for kind in args.kinds.split(",") if kind.strip()])
         items = [entry.item for entry in found]

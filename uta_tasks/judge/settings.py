@@ -23,6 +23,7 @@ A URL given as ``judge_base_url`` or ``UTA_JUDGE_BASE_URL`` does not receive
 from __future__ import annotations
 
 import difflib
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,8 +52,9 @@ __all__ = ["SETTING_KEYS", "JudgeSettings", "judging_enabled", "settings_table_m
 
 def default_cache_path() -> Path:
     """``$XDG_CACHE_HOME/uta-tasks/judge.sqlite`` (``~/.cache/...`` without XDG)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "uta-tasks" / "judge.sqlite"
+    from uta_tasks.paths import judge_cache
+
+    return judge_cache()
 
 
 @dataclass(frozen=True)
@@ -255,3 +257,22 @@ def _reject_unknown_keys(metadata: Mapping[str, Any]) -> None:
 def _check_range(key: str, value: float, low: float, high: float) -> None:
     if not low <= value <= high:
         raise JudgeConfigError(f"{key}={value!r} is out of range: use a value in [{low}, {high}]")
+
+
+def metadata_from_json(text: str, prog: str) -> dict[str, Any]:
+    """The ``--metadata`` JSON object of a command line, as lm_eval takes it.
+
+    Args:
+        text: the argument.
+        prog: the command, for the message.
+
+    Raises:
+        SystemExit: the text is not a JSON object (the message says so and names the command).
+    """
+    try:
+        metadata = json.loads(text)
+    except ValueError as exc:
+        raise SystemExit(f"{prog}: --metadata must be a JSON object of judge settings ({exc})") from None
+    if not isinstance(metadata, dict):
+        raise SystemExit(f"{prog}: --metadata must be a JSON object of judge settings, not {type(metadata).__name__}")
+    return metadata

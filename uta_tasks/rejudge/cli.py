@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 import time
@@ -25,12 +24,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bootstrap_iters", type=int, default=100000, help="as lm_eval's (default: %(default)s)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[uta-rejudge] %(message)s", stream=sys.stderr)
-    try:
-        metadata = json.loads(args.metadata)
-    except ValueError as exc:
-        parser.error(f"--metadata is not JSON ({exc})")
-    if not isinstance(metadata, dict):
-        parser.error("--metadata must be a JSON object")
+    from uta_tasks.judge.settings import metadata_from_json
+
+    metadata = metadata_from_json(args.metadata, "uta-rejudge")
     from uta_tasks.judge import JudgeConfigError, JudgeUnjudgedError
 
     from .run import rejudge, write

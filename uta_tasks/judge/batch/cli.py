@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import JudgeConfigError
-from ..settings import JudgeSettings
+from ..settings import JudgeSettings, metadata_from_json
 from .flow import BatchOptions, judge_batch
 from .remote import BatchAPIError
 from .requests import MAX_BYTES, MAX_REQUESTS
@@ -64,12 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     from uta_tasks.samples import sample_items
 
-    try:
-        metadata = json.loads(args.metadata)
-        if not isinstance(metadata, dict):
-            raise ValueError("not a JSON object")
-    except ValueError as exc:
-        raise SystemExit(f"uta-batch: --metadata must be a JSON object of judge settings ({exc})") from None
+    metadata = metadata_from_json(args.metadata, "uta-batch")
     options = BatchOptions(
         max_requests=args.max_requests, max_bytes=args.max_bytes, wait=not args.no_wait,
         poll_interval=args.poll_interval, max_wait=args.max_wait, fallback=not args.no_fallback,
