@@ -66,9 +66,11 @@ test-install: setup-packages
 	$(VPY) -m pytest tests/install $(PYTEST_ARGS)
 
 # With OPENAI_API_KEY set the judge is the OpenAI API: llama-server is not needed.
-# The setup's duration goes to the quickstart, which prints the time of every phase.
+# The local judge is the model on its own `vllm serve`: nothing to build. llama-server is
+# built only without vLLM (UTA_NO_VLLM=1). The setup's duration goes to the quickstart,
+# which prints the time of every phase.
 quickstart:
-	started=$$(date +%s) && $(SETUP) packages model $(if $(OPENAI_API_KEY),,llama) && \
+	started=$$(date +%s) && $(SETUP) packages model $(if $(OPENAI_API_KEY),,$(if $(filter 1,$(UTA_NO_VLLM)),llama,)) && \
 	UTA_QUICKSTART_SETUP_SECONDS=$$(( $$(date +%s) - started )) $(VPY) -m uta_tasks.quickstart $(QUICKSTART_ARGS)
 
 wheel: setup-packages

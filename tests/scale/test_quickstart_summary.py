@@ -89,3 +89,24 @@ def test_phase_times_include_the_setup_make_measured():
     phases.seconds["lm_eval"] = 95.4
     assert phases.line() == "time per phase: setup 4m10s, lm_eval 1m35s; total 5m45s"
     assert "setup" not in Phases.from_environ({}).seconds
+
+
+def test_the_local_judge_servers_keep_their_verdicts_apart():
+    """vLLM (default) and llama-server serve the same model name with other sampling: one
+    cache namespace each, so a rerun never mixes their verdicts; replies are bounded."""
+    from uta_tasks.quickstart.judge_choice import LOCAL_VLLM_ARGS, local_judge_settings
+
+    on_vllm, on_llama = local_judge_settings("vllm"), local_judge_settings("llama")
+    assert on_vllm["judge_cache_namespace"] != on_llama["judge_cache_namespace"]
+    assert on_vllm["judge_max_tokens"] == on_llama["judge_max_tokens"] == 128
+    assert on_llama["judge_concurrency"] == 2 and on_vllm["judge_concurrency"] == 16
+    args = list(LOCAL_VLLM_ARGS)
+
+    def value(flag: str) -> str:
+        return args[args.index(flag) + 1]
+
+    assert json.loads(value("--override-generation-config")) == {"repetition_penalty": 1.2}
+    assert json.loads(value("--structured-outputs-config"))["disable_any_whitespace"] is True
+    judge = quickstart.choose_judge(quickstart.parse_args(["--local-judge", "llama"]), {})
+    assert (judge.kind, judge.server) == ("local", "llama")
+    assert judge.metadata()["judge_cache_namespace"] == on_llama["judge_cache_namespace"]

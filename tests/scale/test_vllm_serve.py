@@ -12,9 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -34,40 +31,23 @@ def _env() -> dict[str, str]:
     return {**os.environ, **VLLM_ENV}
 
 
-def _get(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status == 200
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-        return False
-
-
 @pytest.fixture(scope="module")
 def vllm_server(smollm2_dir, tmp_path_factory):
     """``vllm serve`` of SmolLM2 on 127.0.0.1, started with the command the probe prints
     for in-process data-parallel runs (data parallel 1 here), plus --enforce-eager."""
     from uta_tasks import scale_out
     from uta_tasks.judge.local_server import free_port
-    from uta_tasks.processes import new_group_dying_with_parent, stop_group
+    from uta_tasks.vllm_server import vllm_server
 
     port = free_port()
     command, model_args = scale_out.vllm_serve_command(
         {"model": str(smollm2_dir), "data_parallel_size": 1, "tensor_parallel_size": 1, **ENGINE}, port=port
     )
-    command[0] = str(Path(sys.executable).parent / "vllm")
+    assert command[:3] == ["vllm", "serve", str(smollm2_dir)]
     log_path = tmp_path_factory.mktemp("vllm-serve") / "serve.log"
-    with open(log_path, "wb") as sink:
-        process = subprocess.Popen([*command, "--enforce-eager"], env=_env(), stdin=subprocess.DEVNULL,
-                                   stdout=sink, stderr=subprocess.STDOUT, preexec_fn=new_group_dying_with_parent)
-    try:
-        deadline = time.monotonic() + READY_TIMEOUT
-        while not _get(f"http://127.0.0.1:{port}/v1/models"):
-            assert process.poll() is None, f"vllm serve exited:\n{log_path.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"vllm serve not ready:\n{log_path.read_text()[-3000:]}"
-            time.sleep(1.0)
+    with vllm_server(smollm2_dir, log_path=log_path, args=[*command[3:], "--enforce-eager"], env=_env(),
+                     port=port, ready_timeout=READY_TIMEOUT):
         yield model_args, log_path
-    finally:
-        stop_group(process)
 
 
 def _lm_eval(model: str, model_args: str, out: Path, extra: tuple[str, ...] = ()) -> str:

@@ -2,19 +2,22 @@
 
 1. prepares the embedded SmolLM2-135M-Instruct model (once; later runs reuse it);
 2. picks the judge: ``--judge-base-url`` if given, else the OpenAI API when
-   ``OPENAI_API_KEY`` is set (model gpt-5.4-mini), else a local llama.cpp server on
-   127.0.0.1 running the same 135M model, which checks the plumbing and measures
-   nothing;
+   ``OPENAI_API_KEY`` is set (model gpt-5.4-mini), else the same 135M model on its own
+   ``vllm serve`` on 127.0.0.1 (llama-server without vLLM), which checks the plumbing and
+   measures nothing;
 3. runs the real ``lm_eval --model vllm ... --tasks uta_ifbench,uta_ifbench_trunc,
    uta_ifbench_question`` with small generation limits, so it fits a 2-core CPU;
-4. prints lm-eval's results table, a short summary, and which judge produced the verdicts.
+4. prints lm-eval's results table, a short summary (verdicts whose label and genuine
+   decision contradict each other are counted, and no genuine rate is built on them),
+   which judge produced the verdicts, and the time of every phase.
 
-Every process it starts (lm_eval with its vLLM engine, llama-server) is stopped when it
-ends, fails, or is interrupted (Ctrl-C, SIGTERM, SIGHUP).
+Every process it starts (lm_eval with its vLLM engine, the judge server) is stopped when
+it ends, fails, or is interrupted (Ctrl-C, SIGTERM, SIGHUP).
 
-Files: :mod:`.judge_choice` (which judge), :mod:`.command` (the lm_eval command line),
-:mod:`.summary` (the table), :mod:`.cli` (the steps, with their times); process
-supervision is :mod:`uta_tasks.processes`.
+Files: :mod:`.judge_choice` (which judge, and its server), :mod:`.command` (the lm_eval
+command line), :mod:`.summary` and :mod:`.verdict_checks` (the table), :mod:`.phases`
+(times), :mod:`.cli` (the steps); process supervision is :mod:`uta_tasks.processes`, the
+judge's vLLM server :mod:`uta_tasks.vllm_server`.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from uta_tasks.processes import elapsed, run_child
 
 from .command import DEFAULT_TASKS, child_env, lm_eval_command
 from .errors import QuickstartError
-from .judge_choice import OPENAI_JUDGE_MODEL, Judge, choose_judge, judge_endpoint
+from .judge_choice import LOCAL_SERVERS, OPENAI_JUDGE_MODEL, Judge, choose_judge, judge_endpoint
 from .phases import Phases
 from .summary import find_results, summary_table
 from .verdict_checks import check_run, contradiction_note
@@ -46,6 +46,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="Hugging Face model directory (default: the embedded SmolLM2, prepared if missing)")
     parser.add_argument("--judge", choices=("auto", "local", "openai", "none"), default="auto",
                         help="auto: OpenAI when OPENAI_API_KEY is set, else local (default: %(default)s)")
+    parser.add_argument("--local-judge", choices=LOCAL_SERVERS, default="auto",
+                        help="server of the local judge: vllm (no build; auto when vLLM is installed) or llama "
+                        "(llama-server, built by scripts/build_llama_server.sh) (default: %(default)s)")
     parser.add_argument("--judge-base-url", default=None, help="an OpenAI-compatible judge endpoint to use instead")
     parser.add_argument("--judge-model", default=None,
                         help=f"judge model name (default: {OPENAI_JUDGE_MODEL} for OpenAI; required with --judge-base-url)")
@@ -140,7 +143,7 @@ def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int,
     log.info("step 2/3: judge: %s", judge.kind)
     with contextlib.ExitStack() as stack:
         with phases.phase("judge start"):
-            judge = stack.enter_context(judge_endpoint(judge, args.output_path))
+            judge = stack.enter_context(judge_endpoint(judge, args.output_path, model_dir, child_env(os.environ)))
         command = lm_eval_command(args, model_dir, judge)
         log.info("step 3/3: running lm_eval (vLLM engine start ~20 s, then generation and judging):\n  %s",
                  shlex.join(command))
