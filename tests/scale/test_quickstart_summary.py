@@ -19,7 +19,8 @@ def _verdict(label: str | None, genuine: bool | None, status: str = "judged") ->
 
 def _results() -> dict:
     values = {"prompt_level_strict_acc,none": 0.0, "genuine_followup,none": 1.0, "genuine_followup_base,none": 0.5,
-              "share_changed,none": 0.75, "label_new_task_prompt,none": 1.0, "unjudged,none": 0.0}
+              "share_changed,none": 0.75, "label_new_task_prompt,none": 1.0, "unjudged,none": 0.0,
+              "judge_calls_saved,none": 1.0}
     return {
         "results": {"uta_ifbench_trunc": {"alias": "uta_ifbench_trunc", **values}},
         "configs": {"uta_ifbench_trunc": {"metadata": {"uta_benchmark": "ifbench"}}},
@@ -62,6 +63,7 @@ def test_the_summary_hides_a_genuine_rate_built_on_contradictions(tmp_path):
     row = table[2].split()
     assert row[:5] == ["uta_ifbench_trunc", "2", "0.0", "-", "50.0"], table
     assert row[-1] == "2/4"
+    assert table[0].split()[-2] == "pre-labelled" and row[-2] == "1"
     assert "100.0" not in table[2]
     note = contradiction_note(checks)
     assert note is not None and note.startswith("2 of 4 verdicts contradict themselves")
@@ -105,8 +107,12 @@ def test_the_local_judge_servers_keep_their_verdicts_apart():
     def value(flag: str) -> str:
         return args[args.index(flag) + 1]
 
+    assert on_vllm["judge_prelabel"] == on_llama["judge_prelabel"] == "on"
     assert json.loads(value("--override-generation-config")) == {"repetition_penalty": 1.2}
     assert json.loads(value("--structured-outputs-config"))["disable_any_whitespace"] is True
     judge = quickstart.choose_judge(quickstart.parse_args(["--local-judge", "llama"]), {})
     assert (judge.kind, judge.server) == ("local", "llama")
     assert judge.metadata()["judge_cache_namespace"] == on_llama["judge_cache_namespace"]
+    # A real judge keeps the package defaults: pre-labels stay off until validated.
+    real = quickstart.choose_judge(quickstart.parse_args([]), {"OPENAI_API_KEY": "sk-test"})
+    assert real.kind == "openai" and "judge_prelabel" not in real.metadata()

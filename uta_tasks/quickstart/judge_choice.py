@@ -43,7 +43,11 @@ LOCAL_SLOTS = 2
 LOCAL_CTX = LOCAL_SLOTS * 4096
 # Bounded replies: a verdict takes ~35 tokens with the settings above; 128 leaves room
 # and cuts a runaway reply early (it is then unjudged, and counted as such).
+# Pre-labels are on for this judge only: its verdicts measure nothing, and a 135M judge
+# calls a verbatim copy of the question genuine, where the rules say what it is (the
+# README's "Pre-labels"; off by default elsewhere until validated on a strong judge).
 LOCAL_JUDGE_SETTINGS = {
+    "judge_prelabel": "on",
     "judge_concurrency": 16,
     "judge_max_tokens": 128,
     "judge_max_retries": 0,

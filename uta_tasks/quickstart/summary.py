@@ -44,8 +44,8 @@ def _contradictory(slots: Mapping[str, SlotCheck] | None) -> str:
 
 def summary_table(results: Mapping[str, Any], checks: Mapping[str, Mapping[str, SlotCheck]] | None = None) -> str:
     """A compact table of the uta tasks in an lm-eval results JSON: accuracy, genuine
-    follow-up rate (perturbed and base), % changed, unjudged turns and self-contradictory
-    verdicts. A genuine rate that counts a self-contradictory verdict is shown as ``-``.
+    follow-up rate (perturbed and base), % changed, unjudged turns, turns labelled by a
+    pre-label rule instead of the judge, and self-contradictory verdicts. A genuine rate that counts a self-contradictory verdict is shown as ``-``.
 
     Args:
         results: lm-eval's results JSON.
@@ -58,7 +58,8 @@ def summary_table(results: Mapping[str, Any], checks: Mapping[str, Mapping[str, 
 
     checks = checks or {}
     groups = set(group_names())
-    header = ("task", "n", "accuracy", "genuine %", "base %", "changed %", "top label", "unjudged", "contradictory")
+    header = ("task", "n", "accuracy", "genuine %", "base %", "changed %", "top label", "unjudged", "pre-labelled",
+              "contradictory")
     rows = [header]
     for task, values in sorted(results.get("results", {}).items()):
         config = results.get("configs", {}).get(task) or {}
@@ -83,6 +84,7 @@ def summary_table(results: Mapping[str, Any], checks: Mapping[str, Mapping[str, 
             _fmt(_metric(values, "share_changed")),
             f"{top} ({100 * labels[top]:.0f}%)" if top else "-",
             _fmt(_metric(values, "unjudged"), percent=False),
+            _fmt(_metric(values, "judge_calls_saved"), percent=False),
             _contradictory(checks.get(task)),
         ))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
