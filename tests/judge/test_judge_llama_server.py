@@ -20,6 +20,7 @@ from uta_tasks.judge.labels import allowed_genuine, response_format
 from uta_tasks.judge.local_server import MODEL_ALIAS, llama_server
 from uta_tasks.judge.parse import parse_reply
 from uta_tasks.judge.prompt import load_template
+from uta_tasks.judge.reasons import LENGTH
 from uta_tasks.judge.settings import DEFAULT_PROMPT
 
 pytestmark = pytest.mark.slow
@@ -123,21 +124,33 @@ def test_without_the_schema_the_model_does_copy_a_contradiction(llama_url: str) 
 
 
 def test_judge_all_against_llama_server_then_cache(llama_url: str, tmp_path: Path) -> None:
-    # batched decoding on the server is not bit-for-bit deterministic, so a rare reply may
-    # run into the token limit; a retry (different batch) then gets a valid one
+    """The real client against the real server, then the disk cache.
+
+    SmolLM2 sometimes loops in its rationale until judge_max_tokens, and which item does
+    varies (batched decoding on a shared server is not bit-for-bit repeatable). Such a
+    reply is unjudged with its reason, not retried at T = 0 and never cached (issue 10),
+    so the rerun asks again for exactly those items and reads every other from the cache.
+    """
     settings = settings_for(llama_url, tmp_path, judge_max_retries=3)
     preflight(settings)
     run = judge_all(ITEMS, settings)
-    assert run.unjudged == 0, [v.reason for v in run.verdicts]
+    judged = [i for i, v in enumerate(run.verdicts) if v.status == "judged"]
+    cut = [i for i, v in enumerate(run.verdicts) if v.status != "judged"]
+    assert len(judged) >= len(ITEMS) - 2, [v.reason for v in run.verdicts]
+    assert all(run.verdicts[i].reason_code == LENGTH and run.verdicts[i].attempts == 1 for i in cut)
     assert run.calls == sum(v.attempts for v in run.verdicts) >= len(ITEMS) and run.cache_hits == 0
     assert run.input_tokens > 500 * len(ITEMS) and run.output_tokens > 0
-    for verdict in run.verdicts:
+    for i in judged:
+        verdict = run.verdicts[i]
         assert verdict.label in LABELS and isinstance(verdict.genuine, bool) and verdict.rationale is not None
         assert json.loads(verdict.raw_reply)["decision"]["label"] == verdict.label
         assert verdict.prompt[0]["role"] == "system" and verdict.judge_model == MODEL_ALIAS
     again = judge_all(ITEMS, settings)
-    assert again.calls == 0 and again.cache_hits == len(ITEMS)
-    assert [(v.label, v.genuine) for v in again.verdicts] == [(v.label, v.genuine) for v in run.verdicts]
+    assert again.cache_hits == len(judged)
+    assert [i for i, v in enumerate(again.verdicts) if not v.cached] == cut
+    assert again.calls == sum(again.verdicts[i].attempts for i in cut) >= len(cut)
+    assert [(again.verdicts[i].label, again.verdicts[i].genuine) for i in judged] == [
+        (run.verdicts[i].label, run.verdicts[i].genuine) for i in judged]
 
 
 def test_preflight_against_llama_server(llama_url: str, tmp_path: Path) -> None:
