@@ -37,15 +37,8 @@ LABELS: tuple[str, ...] = (
     "other",
 )
 GENUINE_LABELS: tuple[str, ...] = ("plausible_followup",)
-FAILURE_LABELS: tuple[str, ...] = (
-    "previous_turn_restate",
-    "assistant_turn_restate",
-    "new_task_prompt",
-    "meta_planning",
-    "degenerate_short",
-    "malformed_artifact",
-)
 FREE_LABELS: tuple[str, ...] = ("other",)
+FAILURE_LABELS: tuple[str, ...] = tuple(label for label in LABELS if label not in GENUINE_LABELS + FREE_LABELS)
 
 SCHEMA_NAME = "followup_verdict"
 DECISION_KEY = "decision"

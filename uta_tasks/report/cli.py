@@ -20,9 +20,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder for report.html, report.md and figures/")
     p.add_argument("--title", default="User-turn probe report", help="page title")
     p.add_argument("--max-samples", type=int, default=100, help="docs per task in the sample browser (default 100)")
-    p.add_argument("--confidence", type=float, default=0.95, help="coverage of every interval (default 0.95)")
-    p.add_argument("--iterations", type=int, default=2000, help="paired bootstrap replicates (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    EstimateSettings.add_arguments(p)
     return p
 
 
@@ -35,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         files = build_report(args.folders, args.out, title=args.title, max_samples=args.max_samples,
-                             settings=EstimateSettings(args.confidence, args.iterations, args.seed))
+                             settings=EstimateSettings.from_args(args))
     except (OSError, ValueError, ImportError) as exc:
         print(f"uta-report: {exc}", file=sys.stderr)
         return 2

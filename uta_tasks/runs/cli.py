@@ -14,9 +14,7 @@ def parser() -> argparse.ArgumentParser:
     """The command line of ``uta-summary``."""
     p = argparse.ArgumentParser(prog="uta-summary", description=__doc__)
     p.add_argument("paths", nargs="+", help="lm-eval --output_path folders or results_*.json files")
-    p.add_argument("--confidence", type=float, default=0.95, help="coverage of every interval (default 0.95)")
-    p.add_argument("--iterations", type=int, default=2000, help="paired bootstrap replicates (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    EstimateSettings.add_arguments(p)
     return p
 
 
@@ -27,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
         argv: arguments (default: ``sys.argv[1:]``).
     """
     args = parser().parse_args(argv)
-    settings = EstimateSettings(args.confidence, args.iterations, args.seed)
+    settings = EstimateSettings.from_args(args)
     try:
         for path in args.paths:
             for files in find_runs(path):

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +59,26 @@ class EstimateSettings:
     confidence: float = 0.95
     iterations: int = 2000
     seed: int = 0
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """Add ``--confidence``, ``--iterations`` and ``--seed`` (``uta-summary``, ``uta-report``).
+
+        Args:
+            parser: the command's parser.
+        """
+        parser.add_argument("--confidence", type=float, default=0.95, help="coverage of every interval (default 0.95)")
+        parser.add_argument("--iterations", type=int, default=2000, help="paired bootstrap replicates (default 2000)")
+        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> EstimateSettings:
+        """The settings parsed by :meth:`add_arguments`.
+
+        Args:
+            args: the parsed command line.
+        """
+        return cls(args.confidence, args.iterations, args.seed)
 
 
 @dataclass(frozen=True)
