@@ -4,10 +4,13 @@ Every lm-eval flag passes through unchanged (``uta-eval run ...``, ``uta-eval ls
 ``--include_path`` for more task folders). Where the installed lm-eval discovers task
 folders through the ``lm_eval.tasks`` entry point (which this package declares), nothing
 is added; elsewhere the uta task folder is appended to the include path of every
-``TaskManager`` of this process, once.
+``TaskManager`` of this process, once. lm-eval's "chat template is not applied" warning is
+said once in its true sense: the uta tasks always apply the model's own template.
 """
 
 from __future__ import annotations
+
+import sys
 
 from uta_tasks import TASKS_DIR
 from uta_tasks import lm_eval_compat as compat
@@ -22,6 +25,7 @@ def install() -> None:
 def main() -> None:
     """Entry point of ``uta-eval``."""
     install()
+    compat.explain_chat_template_warning(compat.tasks_from_argv(sys.argv[1:]))
     compat.cli_main()
 
 

@@ -1,6 +1,6 @@
 """Every use of lm-eval internals, in one place (this package). Works on lm-eval 0.4.13 and 0.5.
 
-The rest of the package imports lm-eval only through this module (``tests/test_layout.py``
+The rest of the package imports lm-eval only through this module (``tests/test_structure.py``
 checks it). Each function names the internal it relies on and what differs between the
 two versions:
 
@@ -26,6 +26,7 @@ task discovery                  ``TaskManager(include_path=...)``        same; `
 
 from __future__ import annotations
 
+from .logs import explain_chat_template_warning, tasks_from_argv
 from .models import (
     SAMPLING_KEYS,
     VLLM_DECODING,
@@ -83,6 +84,7 @@ __all__ = [
     "cli_main",
     "doc_responses",
     "exact_match",
+    "explain_chat_template_warning",
     "install_request_method",
     "is_local_completions",
     "keep_all",
@@ -99,6 +101,7 @@ __all__ = [
     "stderr",
     "task_base_class",
     "task_manager_class",
+    "tasks_from_argv",
     "think_end_token",
     "vllm_engine_args",
 ]

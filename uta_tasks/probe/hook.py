@@ -281,19 +281,23 @@ def _generation(request: Request, fitted: budget.Fitted | None) -> dict[str, Any
 
 
 def _warn_incomplete(records: list[ProbeRecord]) -> None:
+    """One warning for the whole run, naming each task above :data:`INCOMPLETE_WARN_SHARE`."""
     by_task: dict[str, list[bool]] = {}
     for record in records:
         if not record.given_answer:
             by_task.setdefault(record.task, []).append(record.answer_incomplete)
-    for task, flags in by_task.items():
-        share = sum(flags) / len(flags)
-        if share > INCOMPLETE_WARN_SHARE:
-            log.warning(
-                "%s: %d of %d answers (%.0f%%) are incomplete (reasoning never closed, or the token budget ran out); "
-                "they count as wrong and their follow-up rates are also reported without them. Raise "
-                "--gen_kwargs max_gen_toks=... and the model's maximum length (max_model_len / max_length).",
-                task, sum(flags), len(flags), 100 * share,
-            )
+    over = [
+        f"{task} {sum(flags)}/{len(flags)}"
+        for task, flags in by_task.items()
+        if sum(flags) / len(flags) > INCOMPLETE_WARN_SHARE
+    ]
+    if over:
+        log.warning(
+            "incomplete answers (reasoning never closed, or the token budget ran out) in %s: they count as wrong "
+            "and their follow-up rates are also reported without them (genuine_followup_complete). Raise "
+            "--gen_kwargs max_gen_toks=... and the model's maximum length (max_model_len / max_length).",
+            ", ".join(over),
+        )
 
 
 def generate_user_turn(self: Any, requests: list, disable_tqdm: bool = False) -> list[str]:

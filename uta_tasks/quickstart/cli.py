@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.lm_eval_compat.logs import UTA_RENDERS_ITSELF
 from uta_tasks.processes import elapsed, run_child
 
 from .command import DEFAULT_TASKS, child_env, lm_eval_command
@@ -77,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(getattr(signal, name), _raise_interrupt)
     started = time.monotonic()
     try:
-        return _run(args, started)
+        return _run(args)
     except KeyboardInterrupt as exc:
         log.error("interrupted (%s) after %s; every process the quickstart started is stopped",
                   exc or "Ctrl-C", elapsed(started))
@@ -87,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _run(args: argparse.Namespace, started: float) -> int:
+def _run(args: argparse.Namespace) -> int:
     judge = choose_judge(args, os.environ)
     phases = Phases.from_environ(os.environ)
     try:
@@ -110,8 +111,7 @@ def _run(args: argparse.Namespace, started: float) -> int:
         print(judge.describe())
         print(f"Results: {results_path}")
         print(f"Samples (q, a, a', u and each verdict): {results_path.parent}/samples_*.jsonl")
-    print(phases.line())
-    log.info("done in %s", elapsed(started))
+    print(phases.line())  # the one total: make quickstart's setup included
     return 0
 
 
@@ -147,6 +147,8 @@ def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int,
         command = lm_eval_command(args, model_dir, judge)
         log.info("step 3/3: running lm_eval (vLLM engine start ~20 s, then generation and judging):\n  %s",
                  shlex.join(command))
+        log.info("lm_eval may warn that the chat template is not applied: %s, so that warning does "
+                 "not concern them", UTA_RENDERS_ITSELF)
         run_started = time.time()
         with phases.phase("lm_eval"):
             code = run_child(command, child_env(os.environ), "lm_eval")

@@ -53,7 +53,7 @@ JUDGE_USAGE_METRICS = ("judge_calls", "judge_cache_hits", "judge_input_tokens", 
 # ---- metrics this package derives (documented in the README) ------------------------------
 ACCURACY = "accuracy"  # the benchmark's primary accuracy metric, under one name
 UNJUDGED_SHARE = "unjudged_share"  # unjudged verdicts / all verdicts (verdict and verdict_ref)
-CHANGED_SHARE = "changed_share"  # pct_changed as a 0-1 share of user turns
+CHANGED_SHARE = "changed_share"  # lm-eval's share_changed (0-1), with an interval
 
 
 def labels() -> tuple[str, ...]:

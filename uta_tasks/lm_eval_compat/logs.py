@@ -1,0 +1,65 @@
+"""lm-eval log lines that do not apply to the uta tasks, said once in their own words.
+
+lm-eval warns "... appears to be an instruct or chat variant but chat template is not
+applied" (``lm_eval.evaluator``, 0.4.13 and 0.5) whenever the model name contains "inst"
+or "chat" and ``--apply_chat_template`` is off. The uta tasks always render both passes
+with the model's own chat template, so for them the warning is noise; for other tasks in
+the same run it still matters.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+EVALUATOR_LOGGER = "lm_eval.evaluator"
+CHAT_TEMPLATE_WARNING = "chat template is not applied"
+UTA_RENDERS_ITSELF = "the uta tasks render every prompt with the model's own chat template"
+
+
+class ChatTemplateNote(logging.Filter):
+    """Rewrites lm-eval's chat-template warning for a run of uta tasks.
+
+    Args:
+        only_uta: every task of the run is a uta task or group: the warning becomes one
+            INFO line; otherwise it stays a warning, saying which tasks it concerns.
+    """
+
+    def __init__(self, only_uta: bool) -> None:
+        super().__init__()
+        self.only_uta = only_uta
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if CHAT_TEMPLATE_WARNING not in message:
+            return True
+        if self.only_uta:
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg, record.args = f"{UTA_RENDERS_ITSELF}; --apply_chat_template does not concern them", ()
+        else:
+            record.msg, record.args = f"{message} (This concerns the other tasks only: {UTA_RENDERS_ITSELF}.)", ()
+        return True
+
+
+def tasks_from_argv(argv: Sequence[str]) -> list[str]:
+    """The task names of an lm-eval command line (``--tasks a,b`` or ``--tasks=a,b``)."""
+    for i, arg in enumerate(argv):
+        if arg == "--tasks" and i + 1 < len(argv):
+            return [t for t in argv[i + 1].split(",") if t]
+        if arg.startswith("--tasks="):
+            return [t for t in arg.split("=", 1)[1].split(",") if t]
+    return []
+
+
+def explain_chat_template_warning(tasks: Sequence[str]) -> None:
+    """Install :class:`ChatTemplateNote` on lm-eval's evaluator logger (idempotent).
+
+    Args:
+        tasks: the run's task names; without any, nothing is installed.
+    """
+    if not tasks:
+        return
+    logger = logging.getLogger(EVALUATOR_LOGGER)
+    for old in [f for f in logger.filters if isinstance(f, ChatTemplateNote)]:
+        logger.removeFilter(old)
+    logger.addFilter(ChatTemplateNote(all(t.startswith("uta") for t in tasks)))
