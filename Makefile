@@ -21,7 +21,7 @@ LM05_VENV ?= .venv-lm05
 LM05_VERSION ?= 0.5.0.dev1
 FAST_TESTS ?= tests/pipeline tests/probe
 
-.PHONY: help setup setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint generate quickstart wheel clean distclean
+.PHONY: help setup setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint docs generate quickstart wheel clean distclean
 
 help:
 	@echo "make quickstart    run SmolLM2 on uta_ifbench{,_trunc,_question} with a judge (local unless OPENAI_API_KEY)"
@@ -29,6 +29,7 @@ help:
 	@echo "make test-fast     only the tests not marked slow (no torch, no vLLM, no model)"
 	@echo "make test-lm05     the fast pipeline tests on lm-eval $(LM05_VERSION)"
 	@echo "make lint          ruff, and mypy on the package"
+	@echo "make docs          build the manual (docs/) with mkdocs --strict into site/"
 	@echo "make generate      rewrite the task YAML files from uta_tasks/tasks/generate.py"
 	@echo "make test-install  build the wheel and test it in a fresh venv"
 	@echo "make setup         create/update $(VENV), build llama-server, prepare the model"
@@ -46,7 +47,7 @@ setup-fast:
 setup-lm05:
 	PYTHON=$(PYTHON) bash scripts/setup_light_env.sh $(LM05_VENV) $(LM05_VERSION)
 
-test: setup lint test-lm05
+test: setup lint docs test-lm05
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
 test-fast: setup-fast
@@ -58,6 +59,9 @@ test-lm05: setup-lm05
 lint: setup-fast
 	$(FAST_VENV)/bin/python -m ruff check uta_tasks tests perf
 	$(FAST_VENV)/bin/python -m mypy uta_tasks
+
+docs: setup-fast
+	NO_MKDOCS_2_WARNING=1 $(FAST_VENV)/bin/python -m mkdocs build --strict --quiet --site-dir site
 
 generate: setup-fast
 	$(FAST_VENV)/bin/python -m uta_tasks.tasks.generate
@@ -77,7 +81,7 @@ wheel: setup-packages
 	$(VPY) -m pip wheel --no-deps --no-build-isolation -w dist .
 
 clean:
-	rm -rf build dist *.egg-info .pytest_cache
+	rm -rf build dist site *.egg-info .pytest_cache
 
 distclean: clean
 	rm -rf $(VENV) $(FAST_VENV) $(LM05_VENV)

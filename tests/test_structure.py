@@ -19,12 +19,12 @@ def test_only_the_compat_module_imports_lm_eval():
     assert offenders == [], f"lm-eval internals reached outside uta_tasks/lm_eval_compat/: {offenders}"
 
 
-def test_readme_metric_table_is_the_generated_one():
+def test_manual_metric_table_is_the_generated_one():
     from uta_tasks.metrics.table import markdown_table
 
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "metrics.md").read_text()
     section = text.split("<!-- metrics:start -->\n", 1)[1].split("\n<!-- metrics:end -->", 1)[0]
-    assert section == markdown_table(), "README metric table is stale: regenerate it from uta_tasks.metrics.table"
+    assert section == markdown_table(), "docs/metrics.md metric table is stale: regenerate it from uta_tasks.metrics.table"
 
 
 def test_metric_table_decides_aggregation_and_direction():
@@ -43,3 +43,13 @@ def test_metric_table_decides_aggregation_and_direction():
 def test_modules_stay_small():
     big = {str(p.relative_to(ROOT)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 420}
     assert big == {}, f"split these modules (one concept per file): {big}"
+
+
+def test_readme_fits_two_screens_and_links_only_to_pages_that_exist():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 200, "README.md is the front page: keep it under 200 lines, move detail to docs/"
+    pages = set(re.findall(r"\]\((docs/[\w\-]+\.md)(?:#[\w\-]+)?\)", text))
+    assert pages, "the README links into the manual"
+    assert [p for p in pages if not (ROOT / p).is_file()] == []
+    nav = (ROOT / "mkdocs.yml").read_text()
+    assert [p for p in pages if p.removeprefix("docs/") not in nav] == [], "every page the README names is in the nav"

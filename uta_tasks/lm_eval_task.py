@@ -12,7 +12,7 @@ the metrics it reports come from :mod:`uta_tasks.metrics.table`.
 
 Settings read from the task metadata (YAML ``metadata`` and lm-eval ``--metadata``):
 ``role_switch``, ``question_seed``, ``user_max_gen_toks``, ``judge`` and every ``judge_*``
-key; see the README.
+key; see docs/settings.md.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@
   gpt-oss's ``<|end|>`` would never match and reasoning channel markers would vanish.
 
 Why pass-2 prompts of a server run and of an in-process run can differ at T=0, and the flags
-that make them equal, are in the README ("Scaling out").
+that make them equal, are in the manual (docs/scaling-out.md).
 """
 
 from __future__ import annotations
@@ -75,6 +75,6 @@ def backend_problem(lm: Any) -> str | None:
             "Ray workers on every generate_until call, and the uta probe makes two (lm-eval issues #1734, "
             "#2379, #2904). Serve the model once with vLLM's own server, which runs data and tensor "
             f"parallel itself:\n  {shlex.join(command)}\nthen run lm_eval with --model local-completions "
-            f"--model_args {model_args} (README: Scaling out)."
+            f"--model_args {model_args} (docs/scaling-out.md)."
         )
     return None

@@ -110,14 +110,14 @@ def test_judge_none_and_key_from_named_variable(monkeypatch: pytest.MonkeyPatch)
     assert "sk-from-my-variable" not in str(settings.describe())
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+SETTINGS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
 START, END = "<!-- judge-settings:start -->", "<!-- judge-settings:end -->"
 
 
-def test_readme_holds_exactly_the_generated_settings_table() -> None:
+def test_settings_page_holds_exactly_the_generated_settings_table() -> None:
     from uta_tasks.judge.settings import settings_table_markdown
 
-    text = README.read_text(encoding="utf-8")
+    text = SETTINGS_PAGE.read_text(encoding="utf-8")
     assert text.count(START) == 1 and text.count(END) == 1
     between = text[text.index(START) + len(START): text.index(END)]
     assert between.strip("\n") + "\n" == settings_table_markdown()
@@ -129,7 +129,7 @@ def test_readme_holds_exactly_the_generated_settings_table() -> None:
 def test_package_docstring_points_to_the_table_instead_of_repeating_it() -> None:
     from uta_tasks import judge
 
-    assert "settings_table_markdown" in judge.__doc__ and "README" in judge.__doc__
+    assert "settings_table_markdown" in judge.__doc__ and "docs/settings.md" in judge.__doc__
     assert "UTA_JUDGE_CONCURRENCY" not in judge.__doc__  # no second copy to drift
 
 

@@ -3,7 +3,7 @@
 of the same docs: at T=0 every pass-1 prompt, answer, pass-2 prompt and user turn is equal.
 
 Both sides run float32: vLLM's CPU kernels are not batch invariant, and in bfloat16 a
-greedy token can flip with the batch a request shares (README: Scaling out).
+greedy token can flip with the batch a request shares (docs/scaling-out.md).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ Settings (``--metadata`` key, else environment variable, else default; strings a
 coerced, a bad value raises :class:`JudgeConfigError` naming the key; unknown
 ``judge_*`` keys and typos of them are errors): the one table is
 :data:`uta_tasks.judge.setting_specs.SPECS`, rendered by
-:func:`~uta_tasks.judge.settings.settings_table_markdown` into the README (section
-"Settings", between the ``judge-settings`` markers; a test keeps them equal).
+:func:`~uta_tasks.judge.settings.settings_table_markdown` into the manual's settings page
+(docs/settings.md, between the ``judge-settings`` markers; a test keeps them equal).
 
 For the task: :func:`~uta_tasks.judge.settings.judging_enabled` decides "judge off"
 once; :func:`~uta_tasks.judge.settings.suggest_key` names the judge key a typo meant;

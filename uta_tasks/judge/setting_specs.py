@@ -1,7 +1,7 @@
 """The one table of judge settings: key, field, environment variable, coercion, default
 and meaning. :class:`~uta_tasks.judge.settings.JudgeSettings` reads values through it,
-and :func:`settings_table_markdown` renders it for the README (a test checks that the
-README holds exactly that table).
+and :func:`settings_table_markdown` renders it for the manual (a test checks that
+docs/settings.md holds exactly that table).
 
 Values may arrive as strings (``"8"``, ``"0.5"``, ``"none"``) and are coerced; a bad
 value raises :class:`JudgeConfigError` naming the key.
@@ -187,7 +187,7 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("judge_prelabel", "prelabel", "UTA_JUDGE_PRELABEL", _switch, "`off`",
                 "`on`: label the unambiguous user turns by deterministic rules without a judge call "
                 "(empty, a copy of q or a', assistant scaffolding, chat-template tokens; see "
-                "[Pre-labels](#pre-labels)); off until validated on your judge"),
+                "[Pre-labels](judge.md#pre-labels)); off until validated on your judge"),
     SettingSpec("judge_max_unjudged_share", "max_unjudged_share", "UTA_JUDGE_MAX_UNJUDGED_SHARE", _float, "`0.5`",
                 "largest share of unjudged items (0-1) a run accepts; above it the run fails after "
                 "caching every verdict it has"),
@@ -197,7 +197,7 @@ SPEC_BY_KEY: dict[str, SettingSpec] = {spec.key: spec for spec in SPECS}
 
 
 def settings_table_markdown() -> str:
-    """The judge settings as a Markdown table (the README's copy must equal it).
+    """The judge settings as a Markdown table (docs/settings.md's copy must equal it).
 
     Returns:
         The table, one row per setting, ending with a newline.

@@ -17,7 +17,7 @@ results, logs or the cache. Where it may be sent:
 
 A URL given as ``judge_base_url`` or ``UTA_JUDGE_BASE_URL`` does not receive
 ``OPENAI_API_KEY`` otherwise. The table of settings is :data:`.setting_specs.SPECS`
-(:func:`.setting_specs.settings_table_markdown`, copied into the README).
+(:func:`.setting_specs.settings_table_markdown`, copied into docs/settings.md).
 """
 
 from __future__ import annotations

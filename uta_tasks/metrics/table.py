@@ -4,7 +4,7 @@ Each row says the metric's name, how lm-eval aggregates it over docs, whether hi
 better, when a task reports it, and what it means. It feeds the task's
 ``process_results`` (which keys a doc returns), ``aggregation()``, ``higher_is_better()``,
 the ``metric_list`` lm-eval dumps with the results (and its W&B logger reads), the
-quickstart's summary and the README table (checked by a test).
+quickstart's summary and the manual's table (docs/metrics.md) (checked by a test).
 
 Accuracy metrics come from the benchmark (``uta_tasks.datasets``); they are added in front
 of the probe's own rows.
@@ -55,7 +55,7 @@ class MetricSpec:
         aggregation_name: how the dumped ``metric_list`` names it.
         higher_is_better: lm-eval's flag.
         applies: whether a task of this shape reports it.
-        meaning: one line for the README.
+        meaning: one line for the manual's table.
     """
 
     name: str
@@ -187,7 +187,7 @@ def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict
 
 
 def markdown_table() -> str:
-    """The README's table of the probe metrics."""
+    """The manual's table of the probe metrics (docs/metrics.md)."""
     lines = ["| metric | aggregation | higher is better | meaning |", "|---|---|---|---|"]
     for m in PROBE_METRICS:
         if m.name.startswith("label_") and m.name != "label_plausible_followup":

@@ -7,7 +7,7 @@ in, and ``spec`` a :class:`ProbeSpec` as a plain dict (lm-eval logs the argument
 
 The hook answers each request with a :class:`ProbeRecord` as a JSON string; decode a
 logged sample with ``ProbeRecord.from_json(sample["filtered_resps"][0][0])``. The field
-list of both classes is the schema; ``RECORD_VERSION`` changes with it (see the README's
+list of both classes is the schema; ``RECORD_VERSION`` changes with it (see the manual's
 "Logged fields").
 """
 
@@ -130,7 +130,7 @@ class ProbeRecord:
         verdict_reference: held-out: the verdict on the real next user turn.
         judge_usage: ``{calls, cache_hits, input_tokens, output_tokens}`` for this record.
         answer_incomplete: the reasoning never closed, or pass 1 stopped at its token budget
-            (scored wrong; see the README).
+            (scored wrong; see docs/reasoning-models.md).
         overlong: ``pass1`` or ``pass2`` when that prompt did not fit and the doc was
             dropped (``overlong: drop``), else None.
         budget: the ``max_gen_toks`` sent per pass, after fitting the prompt into the model.

@@ -45,7 +45,7 @@ LOCAL_CTX = LOCAL_SLOTS * 4096
 # and cuts a runaway reply early (it is then unjudged, and counted as such).
 # Pre-labels are on for this judge only: its verdicts measure nothing, and a 135M judge
 # calls a verbatim copy of the question genuine, where the rules say what it is (the
-# README's "Pre-labels"; off by default elsewhere until validated on a strong judge).
+# manual's "Pre-labels", docs/judge.md; off by default elsewhere until validated on a strong judge).
 LOCAL_JUDGE_SETTINGS = {
     "judge_prelabel": "on",
     "judge_concurrency": 16,

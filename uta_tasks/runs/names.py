@@ -50,7 +50,7 @@ TRUNC_EMPTIED = "trunc_emptied"
 LABEL_PREFIX = "label_"
 JUDGE_USAGE_METRICS = ("judge_calls", "judge_cache_hits", "judge_input_tokens", "judge_output_tokens")
 
-# ---- metrics this package derives (documented in the README) ------------------------------
+# ---- metrics this package derives (documented in docs/gate.md) ------------------------------
 ACCURACY = "accuracy"  # the benchmark's primary accuracy metric, under one name
 UNJUDGED_SHARE = "unjudged_share"  # unjudged verdicts / all verdicts (verdict and verdict_ref)
 CHANGED_SHARE = "changed_share"  # lm-eval's share_changed (0-1), with an interval
