@@ -43,6 +43,7 @@ class RuleResult:
         n: units behind the value (judged turns, docs or matched units).
         method: how the interval was computed.
         note: how the rule was decided, or why it could not be.
+        judge_noise: set when the margin is smaller than the judge's retest spread (``--retest``).
     """
 
     rule: Rule
@@ -54,6 +55,7 @@ class RuleResult:
     n: int | None = None
     method: str | None = None
     note: str = ""
+    judge_noise: str | None = None
 
     @property
     def uncertain(self) -> bool:
@@ -81,6 +83,7 @@ class RuleResult:
             "baseline": self.baseline,
             "n": self.n,
             "note": self.note,
+            "judge_noise": self.judge_noise,
         }
 
 
@@ -97,6 +100,8 @@ def _entry(side: Side, rule: Rule) -> dict[str, Any]:
             f"metric '{rule.metric}' is not reported for '{rule.task}' in the {side.role} run "
             f"(it reports: {', '.join(sorted(row['metrics']))})"
         )
+    if entry.get("value") is None and entry.get("note"):
+        raise GateInputError(f"'{rule.task}' {rule.metric} has no value in the {side.role} run: {entry['note']}")
     if entry.get("value") is None:
         raise GateInputError(
             f"'{rule.task}' {rule.metric} has no value in the {side.role} run: no judged turn "
