@@ -119,14 +119,20 @@ def retest(paths: Sequence[str | Path], judge_metadata: dict[str, Any], repeats:
         replicates: bootstrap resamples of alpha.
         seed: bootstrap seed.
     """
-    from .run import rejudge
+    from uta_tasks.judge import judging_enabled, preflight
+    from uta_tasks.judge.settings import JudgeSettings
+
+    from .run import judge_saved
 
     if repeats < MIN_REPEATS:
         raise ValueError(f"--retest {repeats}: judge each turn at least {MIN_REPEATS} times to measure its spread")
     fresh = {**judge_metadata, "judge_cache": "off"}
+    if not judging_enabled(fresh):
+        raise ValueError("uta-rejudge --retest: the judge is off (judge=none): there is nothing to retest")
+    preflight(JudgeSettings.from_metadata(fresh))
     per_task: dict[str, list[dict[Unit, bool | None]]] = {}
     for _ in range(repeats):
-        for task in rejudge(paths, fresh, bootstrap_iters=0):
+        for task in judge_saved(paths, fresh):
             per_task.setdefault(task.task, []).append(judged_units(task.records))
     return [measure_task(task, reps, replicates, seed) for task, reps in per_task.items()]
 
