@@ -25,6 +25,7 @@ from uta_tasks.gate.rules import GateSettings, Rule
 from uta_tasks.gate.side import Side
 from uta_tasks.runs.observations import Observations
 from uta_tasks.stats import Interval, newcombe, paired_bootstrap, z_value
+from uta_tasks.stats.correction import METHOD as CORRECTED_METHOD
 
 PASS, FAIL, ERROR = "pass", "fail", "error"
 
@@ -131,7 +132,7 @@ def _is_rate(entry: dict[str, Any]) -> bool:
 
 def _bound(rule: Rule, cand: Side, settings: GateSettings) -> RuleResult:
     entry = _entry(cand, rule)
-    if _is_rate(entry):
+    if _is_rate(entry) or (entry.get("ci_method") == CORRECTED_METHOD and entry.get("n") is not None):
         _check_units(rule, entry["n"], settings, "candidate")
     interval = _interval(entry, settings.confidence)
     holds, note = bound_holds(entry["value"], interval, rule.op or ">=", float(rule.value or 0.0), settings.strict)
