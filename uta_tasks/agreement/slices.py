@@ -200,6 +200,12 @@ def file_view(a: LabelSource, b: LabelSource) -> FileView | None:
     return FileView(files, _pearson(x, y), spearman, models)
 
 
+def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in rows]
+
+
 def render_slices(rows: Sequence[SliceRow], view: FileView | None) -> str:
     """The slices as text (the layout of the paper's Table 7), then the per-file view.
 
@@ -207,18 +213,21 @@ def render_slices(rows: Sequence[SliceRow], view: FileView | None) -> str:
         rows: slice rows of one or more pairs.
         view: the per-file view of the pair, or None.
     """
-    lines = ["", "Slices (Appendix D.1 / Table 7): kappa, agreement and each source's genuine rate",
-             "slice   comparison  n  kappa  agree %  genuine % (A / B)"]
+    table = [["slice", "comparison", "n", "kappa", "agree %", "genuine % A", "genuine % B"]]
     for r in rows:
         c = r.comparison
         kappa = "undefined" if c.genuine is None or c.genuine.kappa is None else f"{c.genuine.kappa:.3f}"
         agree = "—" if c.genuine is None else f"{c.genuine.agreement:.1f}"
-        rates = " / ".join("—" if v is None else f"{100 * v:.1f}" for v in (r.rate_a, r.rate_b))
-        lines.append(f"{r.slice}  {c.a} vs {c.b}  {c.n}  {kappa}  {agree}  {rates}")
+        rates = ["—" if v is None else f"{100 * v:.1f}" for v in (r.rate_a, r.rate_b)]
+        table.append([r.slice, f"{c.a} vs {c.b}", str(c.n), kappa, agree, *rates])
+    lines = ["", "Slices (Appendix D.1 / Table 7): kappa, agreement and each source's genuine rate", *_aligned(table)]
     if view is not None:
-        pearson = "—" if view.pearson is None else f"{view.pearson:.3f}"
-        spearman = "—" if view.spearman is None else f"{view.spearman:.3f}"
-        lines += ["", f"Per-file rates over {len(view.files)} files: Pearson {pearson}, Spearman {spearman}",
-                  "model  items  rate A %  rate B %  shift (pp)"]
-        lines += [f"{m}  {n}  {100 * ra:.1f}  {100 * rb:.1f}  {100 * d:+.1f}" for m, n, ra, rb, d in view.models]
+        few = " (needs 3+ files with varying rates)"
+        pearson = few if view.pearson is None else f" {view.pearson:.3f}"
+        spearman = few if view.spearman is None else f" {view.spearman:.3f}"
+        models = [["model", "items", "rate A %", "rate B %", "shift (pp)"]]
+        models += [[m, str(n), f"{100 * ra:.1f}", f"{100 * rb:.1f}", f"{100 * d:+.1f}"]
+                   for m, n, ra, rb, d in view.models]
+        lines += ["", f"Per-file rates over {len(view.files)} files: Pearson{pearson}, Spearman{spearman}",
+                  *_aligned(models)]
     return "\n".join(lines) + "\n"
