@@ -15,7 +15,8 @@ object), ``no_message`` (a choice without ``message``), ``malformed`` (message c
 is not JSON), ``schema`` (JSON that violates the verdict schema), ``length``
 (``finish_reason=length``), ``401`` (echoes the bearer token, as some APIs echo keys),
 ``400``, ``403`` (permission denied), ``quota`` (HTTP 429 ``insufficient_quota``),
-``schema_rejected`` (HTTP 400: the model does not support ``json_schema``).
+``schema_rejected`` (HTTP 400: the model does not support ``json_schema``), ``flip`` (a valid
+verdict with the opposite genuine decision: a judge that changes its mind between calls).
 
 ``capacity`` makes it a remote API with a limit: a chat request arriving while
 ``capacity`` others are in flight is answered at once with HTTP 429 and ``Retry-After``
@@ -294,6 +295,11 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 server._stop.wait(config.hang_seconds)
             if fault == "malformed":
                 content = '{"rationale": "unterminated'
+            if fault == "flip":  # a valid verdict with the opposite decision: a judge that changes its mind
+                flipped = not verdict["genuine"]
+                label = "plausible_followup" if flipped else "previous_turn_restate"
+                content = json.dumps({"rationale": verdict["rationale"], "decision": {"label": label,
+                                                                                     "genuine": flipped}})
             if fault == "contradiction":  # a failure label with genuine true: what the schema forbids
                 content = json.dumps({"rationale": "r", "decision": {"label": "previous_turn_restate", "genuine": True}})
             if fault == "schema":

@@ -28,6 +28,10 @@ class Comparison:
         genuine: Statistics of the binary genuine decision (None when n = 0).
         label: Statistics of the primary label (None when n = 0).
         error: Why there are no statistics (no overlap), else None.
+        sensitivity: On genuine, with A as the reference: the share of A's genuine items B
+            also calls genuine (None when A has none).
+        specificity: The share of A's not-genuine items B also calls not genuine.
+        prevalence: A's share of genuine items.
     """
 
     a: str
@@ -38,6 +42,9 @@ class Comparison:
     genuine: Measure | None
     label: Measure | None
     error: str | None = None
+    sensitivity: float | None = None
+    specificity: float | None = None
+    prevalence: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable copy."""
@@ -45,7 +52,8 @@ class Comparison:
             "a": self.a, "b": self.b, "n": self.n, "only_a": self.only_a, "only_b": self.only_b,
             "genuine": None if self.genuine is None else self.genuine.to_dict(),
             "label": None if self.label is None else self.label.to_dict(),
-            "error": self.error,
+            "error": self.error, "sensitivity": self.sensitivity, "specificity": self.specificity,
+            "prevalence": self.prevalence,
         }
 
 
@@ -72,7 +80,12 @@ def compare(a: LabelSource, b: LabelSource, replicates: int = DEFAULT_REPLICATES
                       GENUINE_CATEGORIES, GENUINE_NAMES, replicates, seed)
     label = measure([a.answers[i][0] for i in common], [b.answers[i][0] for i in common],
                     LABELS, LABELS, replicates, seed)
-    return Comparison(a.name, b.name, len(common), only_a, only_b, genuine, label)
+    (tp, fn), (fp, tn) = genuine.confusion
+    return Comparison(
+        a.name, b.name, len(common), only_a, only_b, genuine, label,
+        sensitivity=tp / (tp + fn) if tp + fn else None, specificity=tn / (fp + tn) if fp + tn else None,
+        prevalence=(tp + fn) / len(common),
+    )
 
 
 def compare_all(
@@ -107,7 +120,8 @@ def compare_all(
     return rows
 
 
-def report(sources: Sequence[LabelSource], rows: Sequence[Comparison], replicates: int, seed: int) -> dict[str, Any]:
+def report(sources: Sequence[LabelSource], rows: Sequence[Comparison], replicates: int, seed: int,
+           **extra: Any) -> dict[str, Any]:
     """The JSON report.
 
     Args:
@@ -115,6 +129,7 @@ def report(sources: Sequence[LabelSource], rows: Sequence[Comparison], replicate
         rows: Their comparisons.
         replicates: Bootstrap resamples.
         seed: Bootstrap seed.
+        extra: Further sections (``alpha``, ``pooled``, ``slices``, ``files``), JSON-ready.
     """
     return {
         "bootstrap": {"replicates": replicates, "seed": seed, "level": LEVEL, "method": "percentile"},
@@ -123,4 +138,38 @@ def report(sources: Sequence[LabelSource], rows: Sequence[Comparison], replicate
             for s in sources
         ],
         "comparisons": [row.to_dict() for row in rows],
+        **extra,
     }
+
+
+def compare_pooled(name: str, annotators: Sequence[LabelSource], judge: LabelSource,
+                   replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> Comparison:
+    """The judge against several annotators pooled, as Appendix D.2 reports it: every
+    (annotator, item) answer is one pair with the judge's answer on that item; the humans
+    are the reference (first source). The bootstrap resamples these pairs.
+
+    Args:
+        name: display name of the pooled humans.
+        annotators: one source per annotator.
+        judge: the judge.
+        replicates: bootstrap resamples.
+        seed: bootstrap seed.
+    """
+    human: list[tuple[str, bool]] = []
+    machine: list[tuple[str, bool]] = []
+    for annotator in annotators:
+        for item_id in sorted(set(annotator.answers) & set(judge.answers)):
+            human.append(annotator.answers[item_id])
+            machine.append(judge.answers[item_id])
+    if not human:
+        return Comparison(name, judge.name, 0, 0, len(judge.answers), None, None,
+                          f"{name} and {judge.name} share no item id")
+    genuine = measure([h[1] for h in human], [m[1] for m in machine], GENUINE_CATEGORIES, GENUINE_NAMES,
+                      replicates, seed)
+    label = measure([h[0] for h in human], [m[0] for m in machine], LABELS, LABELS, replicates, seed)
+    (tp, fn), (fp, tn) = genuine.confusion
+    return Comparison(
+        name, judge.name, len(human), 0, 0, genuine, label,
+        sensitivity=tp / (tp + fn) if tp + fn else None, specificity=tn / (fp + tn) if fp + tn else None,
+        prevalence=(tp + fn) / len(human),
+    )

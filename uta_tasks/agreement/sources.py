@@ -40,6 +40,8 @@ class LabelSource:
         answers: Item id -> (label, genuine).
         skipped: Entries left out (unjudged or incomplete).
         rater: What rated: the judge model and prompt version, or the annotator.
+        judge: ``(judge model, prompt version)`` of a judge's folder, None for a labels file.
+        files: Per samples file (``model/task``), the ids of its items: per-file rates.
     """
 
     name: str
@@ -47,6 +49,8 @@ class LabelSource:
     answers: dict[str, Answer] = field(default_factory=dict)
     skipped: int = 0
     rater: str = ""
+    judge: tuple[str, str] | None = None
+    files: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, item_id: str, answer: Answer, where: str) -> None:
         """Record one answer, checking it agrees with an earlier one for the same item.
@@ -94,20 +98,21 @@ def load_sources(spec: str) -> list[LabelSource]:
 
 def _from_samples(name: str | None, path: Path) -> LabelSource:
     source = LabelSource(name=name or "", path=str(path))
-    raters: set[str] = set()
+    raters: set[tuple[str, str]] = set()
     for entry in sample_items([path]):
         verdict = entry.verdict
         if not verdict or verdict.get("status") != "judged":
             source.skipped += 1
             continue
-        raters.add(f"{verdict.get('judge_model')} ({verdict.get('prompt_version')})")
+        raters.add((str(verdict.get("judge_model")), str(verdict.get("prompt_version"))))
         answer = _answer(verdict.get("label"), verdict.get("genuine"), f"{entry.source.path} doc {entry.doc_id}")
         source.add(entry.item_id, answer, f"{entry.source.path} doc {entry.doc_id}")
+        source.files.setdefault(f"{entry.model}/{entry.task}", []).append(entry.item_id)
     if len(raters) > 1:
-        raise ValueError(
-            f"{path} holds verdicts of several judges {sorted(raters)}: give each judge's output folder separately"
-        )
-    source.rater = next(iter(raters), "no judged verdict")
+        shown = sorted(f"{m} ({v})" for m, v in raters)
+        raise ValueError(f"{path} holds verdicts of several judges {shown}: give each judge's output folder separately")
+    source.judge = next(iter(raters), None)
+    source.rater = "no judged verdict" if source.judge is None else f"{source.judge[0]} ({source.judge[1]})"
     source.name = source.name or source.rater.split(" (")[0]
     return source
 

@@ -1,7 +1,10 @@
-"""The agreement table as text, in the layout of the paper's Table 7 (judge vs human
-agreement): one row per comparison with n, then percent agreement and Cohen's kappa on
-the binary genuine decision, then on the primary label; each with its bootstrap 95%
-interval. Confusion matrices follow (rows: first source, columns: second).
+"""The agreement table as text: one row per comparison with n and the first source's
+genuine prevalence, then, chance-corrected numbers first, Cohen's kappa, sensitivity and
+specificity (the second source against the first) and percent agreement on the binary
+genuine decision, then kappa and percent agreement on the primary label; each with its
+bootstrap 95% interval. Raw agreement comes last because it means little at a low
+prevalence (at 2% genuine, a rater who never says genuine agrees 98%). Confusion matrices
+follow (rows: first source, columns: second).
 """
 
 from __future__ import annotations
@@ -34,23 +37,26 @@ def render_table(rows: Sequence[Comparison], replicates: int, seed: int, confusi
         seed: Bootstrap seed (for the caption).
         confusion: Append the confusion matrices.
     """
-    head = ["Comparison", "n", "Agree. (%)", "Cohen's kappa", "Agree. (%)", "Cohen's kappa"]
+    head = ["Comparison", "n", "prev. %", "Cohen's kappa", "Sens. %", "Spec. %", "Agree. (%)", "Cohen's kappa",
+            "Agree. (%)"]
     body = []
     for row in rows:
         if row.genuine is None or row.label is None:
-            body.append([f"{row.a} vs {row.b}", "0", "no common items", "", "", ""])
+            body.append([f"{row.a} vs {row.b}", "0", "no common items", *[""] * 6])
             continue
         body.append([
-            f"{row.a} vs {row.b}", str(row.n),
-            _pct(row.genuine), _kappa(row.genuine), _pct(row.label), _kappa(row.label),
+            f"{row.a} vs {row.b}", str(row.n), _share(row.prevalence),
+            _kappa(row.genuine), _share(row.sensitivity), _share(row.specificity), _pct(row.genuine),
+            _kappa(row.label), _pct(row.label),
         ])
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    genuine_span = widths[2] + widths[3] + 2
-    label_span = widths[4] + widths[5] + 2
+    genuine_span = sum(widths[3:7]) + 6
+    label_span = widths[7] + widths[8] + 2
     lines = [
-        f"Agreement between label sources (95% bootstrap intervals, {replicates} resamples, seed {seed})",
+        f"Agreement between label sources (95% bootstrap intervals, {replicates} resamples, seed {seed}); "
+        "chance-corrected first, sensitivity and specificity of the second source against the first",
         "",
-        (" " * (widths[0] + widths[1] + 4) + "Genuine follow-up".center(genuine_span) + "  "
+        (" " * (sum(widths[:3]) + 6) + "Genuine follow-up".center(genuine_span) + "  "
          + "Primary label".center(label_span)).rstrip(),
         _line(head, widths),
         _line(["-" * w for w in widths], widths),
@@ -71,8 +77,12 @@ def render_table(rows: Sequence[Comparison], replicates: int, seed: int, confusi
 def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
     first = cells[0].ljust(widths[0])
     pairs = enumerate(zip(cells[1:], widths[1:], strict=True))
-    rest = [cell.rjust(width) if i == 0 else cell.ljust(width) for i, (cell, width) in pairs]
+    rest = [cell.rjust(width) if i < 2 else cell.ljust(width) for i, (cell, width) in pairs]
     return "  ".join([first, *rest]).rstrip()
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}"
 
 
 def _pct(m: Measure) -> str:

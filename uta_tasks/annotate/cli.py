@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .db import AnnotationDB, AnnotationError
-from .packet import ALLOCATIONS, ANNOTATED_KINDS, draw_packet
+from .packet import ALLOCATIONS, ANNOTATED_KINDS, draw_hard_packet, draw_packet
 from .server import DEFAULT_HOST, DEFAULT_PORT, AnnotationServer
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--n", type=int, default=200, help="packet size (default 200)")
     serve.add_argument("--seed", type=int, default=0, help="sampling and ordering seed (default 0)")
     serve.add_argument("--allocation", choices=ALLOCATIONS, default="proportional",
-                       help="strata allocation: natural prevalence (default) or equal")
+                       help="strata allocation: natural prevalence (default), equal, or hard (disagreements with "
+                       "--hard-against, balanced; never a calibration set)")
+    serve.add_argument("--hard-against", help="hard packets: the other judge's saved-samples folder (uta-rejudge output)")
     serve.add_argument("--kinds", default=",".join(ANNOTATED_KINDS),
                        help="user turns to sample: verdict (u after a') and/or verdict_ref (u after a)")
     serve.add_argument("--host", default=DEFAULT_HOST, help="interface (default 127.0.0.1: this machine only)")
@@ -52,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def prepare_packet(
-    db_path: Path, paths: Sequence[str], n: int, seed: int, allocation: str, kinds: Sequence[str]
+    db_path: Path, paths: Sequence[str], n: int, seed: int, allocation: str, kinds: Sequence[str],
+    hard_against: str | None = None,
 ) -> int:
     """Draw and store the packet unless the database holds it already.
 
@@ -63,6 +66,7 @@ def prepare_packet(
         seed: Seed.
         allocation: Strata allocation.
         kinds: Record fields of the user turns to sample.
+        hard_against: ``hard`` allocation: the other judge's saved-samples folder.
 
     Returns:
         The packet size.
@@ -76,6 +80,8 @@ def prepare_packet(
         "seed": seed, "n": n, "allocation": allocation, "kinds": list(kinds),
         "sources": sorted(str(Path(p).expanduser().resolve()) for p in paths),
     }
+    if hard_against is not None or allocation == "hard":
+        wanted["hard_against"] = None if hard_against is None else str(Path(hard_against).expanduser().resolve())
     with AnnotationDB(db_path) as db:
         meta = db.meta()
         if meta:
@@ -90,7 +96,16 @@ def prepare_packet(
         unknown = sorted(set(kinds) - set(ANNOTATED_KINDS))
         if unknown:
             raise AnnotationError(f"--kinds {unknown}: annotators see only {list(ANNOTATED_KINDS)}")
-        items = draw_packet(sample_items(list(paths), kinds=list(kinds)), n=n, seed=seed, allocation=allocation)
+        found = sample_items(list(paths), kinds=list(kinds))
+        if allocation == "hard":
+            if hard_against is None:
+                raise AnnotationError("--allocation hard needs --hard-against FOLDER: the other judge's verdicts")
+            from uta_tasks.agreement.sources import load_sources
+
+            (other,) = load_sources(hard_against)
+            items = draw_hard_packet(found, {i: a[1] for i, a in other.answers.items()}, n=n, seed=seed)
+        else:
+            items = draw_packet(found, n=n, seed=seed, allocation=allocation)
         db.create_packet(items, {**wanted, "drawn": len(items)})
         return len(items)
 
@@ -131,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {count} answer(s) to {args.output}")
             return 0
         kinds = [kind.strip() for kind in args.kinds.split(",") if kind.strip()]
-        size = prepare_packet(args.db, args.paths, args.n, args.seed, args.allocation, kinds)
+        size = prepare_packet(args.db, args.paths, args.n, args.seed, args.allocation, kinds, args.hard_against)
         server = AnnotationServer(args.db, host=args.host, port=args.port)
     except (AnnotationError, FileNotFoundError, ValueError, OSError) as exc:
         raise SystemExit(f"uta-annotate: {exc}") from None

@@ -10,6 +10,11 @@ judge label.
   (largest-remainder rounding); ``equal`` takes the strata in turn, one item each,
   until ``n`` (rare labels get covered; rates in the packet are then not the natural
   ones).
+- ``hard`` (the paper's hard-case packet, Appendix D.2) needs a second judge's verdicts on
+  the same items (``--hard-against FOLDER``): up to ``n // 2`` items where the two judges
+  disagree on genuine, plus as many they agree on, half agreed-genuine and half
+  agreed-not-genuine (:func:`uta_tasks.agreement.slices.balanced_hard`). Its rates are not
+  the natural ones: never use it as a calibration set.
 - Everything is a function of the seed and the item ids, never of file order or time.
 - Only the ``model``-generated user turns are annotated: the held-out reference turn
   (``verdict_reference``) is never shown to annotators.
@@ -24,7 +29,7 @@ from dataclasses import dataclass
 
 from uta_tasks.samples import SampleItem
 
-ALLOCATIONS = ("proportional", "equal")
+ALLOCATIONS = ("proportional", "equal", "hard")
 ANNOTATED_KINDS = ("verdict", "verdict_ref")
 UNJUDGED = "unjudged"
 
@@ -76,20 +81,11 @@ def draw_packet(items: Sequence[SampleItem], n: int, seed: int, allocation: str 
     Raises:
         ValueError: Bad ``n`` or ``allocation``, or no annotatable item.
     """
-    if allocation not in ALLOCATIONS:
-        raise ValueError(f"allocation={allocation!r}: use one of {ALLOCATIONS}")
+    if allocation not in ALLOCATIONS or allocation == "hard":
+        raise ValueError(f"allocation={allocation!r}: use one of {ALLOCATIONS[:2]} (hard: draw_hard_packet)")
     if n < 1:
         raise ValueError(f"packet size n={n}: give a positive number of items")
-    unique: dict[str, PacketItem] = {}
-    ordered = sorted(items, key=lambda e: (e.model, e.task, e.kind, e.doc_id, e.repeat, str(e.source.path)))
-    for entry in ordered:
-        if entry.kind in ANNOTATED_KINDS and entry.item_id not in unique:
-            unique[entry.item_id] = PacketItem(
-                entry.item_id, entry.item.context, entry.item.user_turn, entry.task, entry.model,
-                judge_label(entry.verdict),
-            )
-    if not unique:
-        raise ValueError("the samples hold no generated user turn to annotate")
+    unique, _ = _unique(items)
     strata: dict[tuple[str, str, str], list[PacketItem]] = defaultdict(list)
     for item in sorted(unique.values(), key=lambda it: it.item_id):
         strata[(item.task, item.model, item.judge_label)].append(item)
@@ -101,6 +97,52 @@ def draw_packet(items: Sequence[SampleItem], n: int, seed: int, allocation: str 
     picked: list[PacketItem] = []
     for key in keys:
         picked.extend(strata[key][: quotas[key]])
+    rng.shuffle(picked)
+    return picked
+
+
+def _unique(items: Sequence[SampleItem]) -> tuple[dict[str, PacketItem], dict[str, bool]]:
+    unique: dict[str, PacketItem] = {}
+    genuine: dict[str, bool] = {}
+    ordered = sorted(items, key=lambda e: (e.model, e.task, e.kind, e.doc_id, e.repeat, str(e.source.path)))
+    for entry in ordered:
+        if entry.kind in ANNOTATED_KINDS and entry.item_id not in unique:
+            unique[entry.item_id] = PacketItem(
+                entry.item_id, entry.item.context, entry.item.user_turn, entry.task, entry.model,
+                judge_label(entry.verdict),
+            )
+            if judge_label(entry.verdict) != UNJUDGED and entry.verdict is not None:
+                genuine[entry.item_id] = bool(entry.verdict.get("genuine"))
+    if not unique:
+        raise ValueError("the samples hold no generated user turn to annotate")
+    return unique, genuine
+
+
+def draw_hard_packet(items: Sequence[SampleItem], other: dict[str, bool], n: int, seed: int) -> list[PacketItem]:
+    """The hard-case packet: disagreements of the samples' judge and another judge, balanced.
+
+    Args:
+        items: Items from :func:`uta_tasks.samples.sample_items` (judged).
+        other: item id -> the other judge's genuine decision.
+        n: Packet size (fewer when there are fewer than ``n // 2`` disagreements).
+        seed: Random seed.
+
+    Raises:
+        ValueError: Bad ``n``, or no item both judges decided.
+    """
+    from uta_tasks.agreement.slices import balanced_hard
+
+    if n < 2:
+        raise ValueError(f"packet size n={n}: a hard-case packet needs at least 2 items")
+    unique, genuine = _unique(items)
+    both = sorted(set(genuine) & set(other))
+    if not both:
+        raise ValueError("no item was judged by both judges: re-judge the same folders with the other judge")
+    disagree = [i for i in both if genuine[i] != other[i]]
+    yes = [i for i in both if genuine[i] and other[i]]
+    no = [i for i in both if not genuine[i] and not other[i]]
+    rng = random.Random(seed)
+    picked = [unique[i] for i in balanced_hard(disagree, yes, no, n // 2, rng)]
     rng.shuffle(picked)
     return picked
 

@@ -76,6 +76,8 @@ def run_gate(
     baseline: str | Path | None = None,
     *,
     strict: bool | None = None,
+    calibration: str | Path | None = None,
+    retest: str | Path | None = None,
 ) -> GateResult:
     """Apply the rules to the candidate (and baseline) runs.
 
@@ -84,6 +86,10 @@ def run_gate(
         rules: a parsed :class:`RuleSet` or the path of the rules YAML.
         baseline: the baseline's output folder, needed by regression rules.
         strict: override the rules file's ``strict`` setting.
+        calibration: a judge calibration file (``uta-agreement --calibration-out``): rules on
+            ``genuine_followup_corrected`` read it.
+        retest: a ``retest.json`` (``uta-rejudge --retest``): margins smaller than the judge's
+            own spread are flagged.
 
     Raises:
         GateInputError: the rules file is malformed or a run cannot be found (exit code 2).
@@ -91,8 +97,16 @@ def run_gate(
     ruleset = rules if isinstance(rules, RuleSet) else load_rules(rules)
     settings = ruleset.settings if strict is None else replace(ruleset.settings, strict=strict)
     est = EstimateSettings(settings.confidence, settings.iterations, settings.seed)
-    cand = Side.open("candidate", str(candidate), est)
-    base = Side.open("baseline", str(baseline), est) if baseline is not None else None
+    calib = None
+    if calibration is not None:
+        from uta_tasks.agreement.calibration import read_calibration
+
+        try:
+            calib = read_calibration(calibration)
+        except ValueError as exc:
+            raise GateInputError(str(exc)) from None
+    cand = Side.open("candidate", str(candidate), est, calib)
+    base = Side.open("baseline", str(baseline), est, calib) if baseline is not None else None
     if base is None and ruleset.needs_baseline:
         names = [r.name for r in ruleset.rules if r.is_regression]
         raise GateInputError(f"rules {names} compare against a baseline: pass --baseline FOLDER")
@@ -101,6 +115,14 @@ def run_gate(
     except GateInputError:
         provenance = {}
     results = [evaluate_rule(rule, cand, base, settings) for rule in ruleset.rules]
+    if retest is not None:
+        from uta_tasks.gate.noise import flag_judge_noise
+        from uta_tasks.rejudge.retest import read_retest
+
+        try:
+            flag_judge_noise(results, read_retest(retest), cand)
+        except ValueError as exc:
+            raise GateInputError(str(exc)) from None
     return GateResult(
         results=results,
         settings=settings,

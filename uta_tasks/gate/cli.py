@@ -30,6 +30,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", help="the baseline run, for regression rules (max_drop / max_rise)")
     p.add_argument("--strict", action="store_true", default=None,
                    help="decide every rule on the point estimate instead of the interval")
+    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out), read by rules on "
+                   "genuine_followup_corrected")
+    p.add_argument("--retest", help="retest.json of uta-rejudge --retest: flag margins smaller than the judge's spread")
     p.add_argument("--json", type=Path, help="write the result as JSON here")
     p.add_argument("--junit", type=Path, help="write the result as JUnit XML here")
     p.add_argument("--markdown", type=Path, help="write the result as Markdown here (e.g. for $GITHUB_STEP_SUMMARY)")
@@ -50,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = parser().parse_args(argv)
     try:
-        result = run_gate(args.candidate, args.rules, args.baseline, strict=args.strict)
+        result = run_gate(args.candidate, args.rules, args.baseline, strict=args.strict,
+                          calibration=args.calibration, retest=args.retest)
     except GateInputError as exc:
         print(f"uta-gate: cannot decide: {exc}", file=sys.stderr)
         return EXIT_UNDECIDED

@@ -25,6 +25,7 @@ from uta_tasks.gate.rules import GateSettings, Rule
 from uta_tasks.gate.side import Side
 from uta_tasks.runs.observations import Observations
 from uta_tasks.stats import Interval, newcombe, paired_bootstrap, z_value
+from uta_tasks.stats.correction import METHOD as CORRECTED_METHOD
 
 PASS, FAIL, ERROR = "pass", "fail", "error"
 
@@ -43,6 +44,7 @@ class RuleResult:
         n: units behind the value (judged turns, docs or matched units).
         method: how the interval was computed.
         note: how the rule was decided, or why it could not be.
+        judge_noise: set when the margin is smaller than the judge's retest spread (``--retest``).
     """
 
     rule: Rule
@@ -54,6 +56,7 @@ class RuleResult:
     n: int | None = None
     method: str | None = None
     note: str = ""
+    judge_noise: str | None = None
 
     @property
     def uncertain(self) -> bool:
@@ -81,6 +84,7 @@ class RuleResult:
             "baseline": self.baseline,
             "n": self.n,
             "note": self.note,
+            "judge_noise": self.judge_noise,
         }
 
 
@@ -97,6 +101,8 @@ def _entry(side: Side, rule: Rule) -> dict[str, Any]:
             f"metric '{rule.metric}' is not reported for '{rule.task}' in the {side.role} run "
             f"(it reports: {', '.join(sorted(row['metrics']))})"
         )
+    if entry.get("value") is None and entry.get("note"):
+        raise GateInputError(f"'{rule.task}' {rule.metric} has no value in the {side.role} run: {entry['note']}")
     if entry.get("value") is None:
         raise GateInputError(
             f"'{rule.task}' {rule.metric} has no value in the {side.role} run: no judged turn "
@@ -126,7 +132,7 @@ def _is_rate(entry: dict[str, Any]) -> bool:
 
 def _bound(rule: Rule, cand: Side, settings: GateSettings) -> RuleResult:
     entry = _entry(cand, rule)
-    if _is_rate(entry):
+    if _is_rate(entry) or (entry.get("ci_method") == CORRECTED_METHOD and entry.get("n") is not None):
         _check_units(rule, entry["n"], settings, "candidate")
     interval = _interval(entry, settings.confidence)
     holds, note = bound_holds(entry["value"], interval, rule.op or ">=", float(rule.value or 0.0), settings.strict)

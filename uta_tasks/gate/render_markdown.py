@@ -40,4 +40,7 @@ def render_markdown(result: GateResult) -> str:
     notes = [r for r in result.results if r.status != "pass" or r.uncertain]
     if notes:
         lines += ["", *[f"- **{_cell(r.rule.name)}**: {_cell(r.note)}" for r in notes]]
+    noisy = [r for r in result.results if r.judge_noise]
+    if noisy:
+        lines += ["", *[f"- **{_cell(r.rule.name)}**: {_cell(r.judge_noise or '')}" for r in noisy]]
     return "\n".join(lines) + "\n"

@@ -40,6 +40,7 @@ def render_text(result: GateResult) -> str:
     lines = [line, "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in body]
     notes = [f"- {r.rule.name}: {r.status.upper()}: {r.note}" for r in result.results if r.status != "pass" or r.uncertain]
+    notes += [f"- {r.rule.name}: {r.judge_noise}" for r in result.results if r.judge_noise]
     if notes:
         lines += ["", *notes]
     c = result.counts()

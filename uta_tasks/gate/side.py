@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uta_tasks.gate.errors import GateInputError
 from uta_tasks.runs import EstimateSettings, Run, RunFiles, load_run, load_summary, single_run
 from uta_tasks.runs.folder import RunNotFoundError
+
+if TYPE_CHECKING:
+    from uta_tasks.agreement.calibration import CalibrationSet
 
 
 @dataclass
@@ -18,25 +21,29 @@ class Side:
         role: ``candidate`` or ``baseline`` (for messages).
         files: the run's files.
         settings: interval settings of the gate.
+        calibration: the judge calibration set (``genuine_followup_corrected``), or None.
     """
 
     role: str
     files: RunFiles
     settings: EstimateSettings
+    calibration: CalibrationSet | None = None
     _run: Run | None = field(default=None, repr=False)
     _summary: dict[str, Any] | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, role: str, path: str, settings: EstimateSettings) -> Side:
+    def open(cls, role: str, path: str, settings: EstimateSettings,
+             calibration: CalibrationSet | None = None) -> Side:
         """Locate the run of ``path``.
 
         Args:
             role: ``candidate`` or ``baseline``.
             path: lm-eval output folder or results file.
             settings: interval settings.
+            calibration: the judge calibration set, or None.
         """
         try:
-            return cls(role, single_run(path), settings)
+            return cls(role, single_run(path), settings, calibration)
         except RunNotFoundError as exc:
             raise GateInputError(f"{role}: {exc}") from None
 
@@ -55,7 +62,7 @@ class Side:
         """The run's ``summary.json`` (read when current, else written from the run)."""
         if self._summary is None:
             try:
-                self._summary = load_summary(self.files, self.settings, self._run)
+                self._summary = load_summary(self.files, self.settings, self._run, self.calibration)
             except (OSError, ValueError, KeyError) as exc:
                 raise GateInputError(f"{self.role} {self.files.results}: {exc}") from None
         return self._summary

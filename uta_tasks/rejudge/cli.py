@@ -21,6 +21,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("paths", nargs="+", type=Path, help="lm-eval --output_path folders written with --log_samples")
     parser.add_argument("--metadata", default="{}", help="judge settings as JSON, the same keys as lm_eval --metadata")
     parser.add_argument("--output_path", type=Path, required=True, help="where the new results and samples go")
+    parser.add_argument("--retest", type=int, metavar="K",
+                        help="judge every turn K >= 3 times with the verdict cache off (the cache is left untouched) "
+                        "and write retest.json: per task the share of flipped decisions, the spread of the rate "
+                        "across repeats and Krippendorff's alpha; no results or samples are written")
     parser.add_argument("--bootstrap_iters", type=int, default=100000, help="as lm_eval's (default: %(default)s)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[uta-rejudge] %(message)s", stream=sys.stderr)
@@ -31,6 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from .run import rejudge, write
 
+    if args.retest is not None:
+        return _retest(args.paths, metadata, args.retest, args.output_path)
     try:
         tasks = rejudge(args.paths, metadata, bootstrap_iters=args.bootstrap_iters)
     except (JudgeConfigError, FileNotFoundError, ValueError, JudgeUnjudgedError) as exc:
@@ -42,6 +48,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         rate = task.metrics.get("genuine_followup,none")
         log.info("%s: genuine_followup=%s judge_calls=%s", task.task, rate, task.metrics.get("judge_calls,none"))
     log.info("results: %s", path)
+    return 0
+
+
+def _retest(paths: Sequence[Path], metadata: dict, repeats: int, output_path: Path) -> int:
+    from uta_tasks.judge import JudgeConfigError, JudgeUnjudgedError
+    from uta_tasks.judge.settings import JudgeSettings
+
+    from .retest import render, retest, write_retest
+
+    try:
+        results = retest(paths, metadata, repeats)
+    except (JudgeConfigError, FileNotFoundError, ValueError, JudgeUnjudgedError) as exc:
+        log.error("%s", exc)
+        return 2
+    sys.stdout.write(render(results))
+    path = write_retest(results, output_path, JudgeSettings.from_metadata(metadata).describe())
+    log.info("retest: %s", path)
     return 0
 
 

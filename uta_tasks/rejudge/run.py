@@ -80,6 +80,22 @@ def _aggregate(task: RejudgedTask, bootstrap_iters: int) -> None:
         task.metrics[f"{spec.name}_stderr,none"] = compat.stderr(spec.aggregation, values, bootstrap_iters)
 
 
+def judge_saved(paths: Sequence[str | Path], judge_metadata: dict[str, Any]) -> list[RejudgedTask]:
+    """Load the saved samples and judge every user turn of their records again (no metrics).
+
+    Args:
+        paths: lm-eval ``--output_path`` folders (or samples files) written with ``--log_samples``.
+        judge_metadata: judge settings as ``--metadata`` keys.
+    """
+    tasks = _load(paths)
+    flat = [r for t in tasks for records in t.records for r in records]
+    for record in flat:
+        record.verdict = record.verdict_ref = record.verdict_reference = None
+    specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=dict(judge_metadata)) for r in flat]
+    judging.judge_records(flat, list(specs))
+    return tasks
+
+
 def rejudge(
     paths: Sequence[str | Path], judge_metadata: dict[str, Any], *, bootstrap_iters: int = 100000
 ) -> list[RejudgedTask]:
@@ -96,12 +112,7 @@ def rejudge(
     if not judging_enabled(judge_metadata):
         raise ValueError("uta-rejudge: the judge is off (judge=none): there is nothing to re-judge")
     preflight(JudgeSettings.from_metadata(judge_metadata))
-    tasks = _load(paths)
-    flat = [r for t in tasks for records in t.records for r in records]
-    for record in flat:
-        record.verdict = record.verdict_ref = record.verdict_reference = None
-    specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=dict(judge_metadata)) for r in flat]
-    judging.judge_records(flat, list(specs))
+    tasks = judge_saved(paths, judge_metadata)
     for task in tasks:
         _aggregate(task, bootstrap_iters)
     return tasks

@@ -36,6 +36,8 @@ def build_report(
     title: str = "User-turn probe report",
     max_samples: int = 100,
     settings: EstimateSettings | None = None,
+    calibration: str | Path | None = None,
+    retest: str | Path | None = None,
 ) -> ReportFiles:
     """Write ``report.html``, ``report.md`` and ``figures/*.png|svg`` under ``out_dir``.
 
@@ -45,10 +47,17 @@ def build_report(
         title: page title.
         max_samples: docs per task shown in the sample browser.
         settings: interval settings.
+        calibration: a judge calibration file: adds the judge-error-corrected follow-up rates.
+        retest: a ``retest.json`` of ``uta-rejudge --retest``: adds the judge's own spread and
+            flags rate differences smaller than it.
     """
+    from uta_tasks.report.judge_trust import read_inputs
+
+    calib, retest_data = read_inputs(calibration, retest)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    data = collect(list(folders), settings)
+    data = collect(list(folders), settings, calib)
+    data.retest = retest_data
     tables = all_tables(data)
     figures = draw_figures(data, out / "figures")
     samples, left_out = sample_rows(data, max_samples)

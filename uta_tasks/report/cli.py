@@ -21,6 +21,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--title", default="User-turn probe report", help="page title")
     p.add_argument("--max-samples", type=int, default=100, help="docs per task in the sample browser (default 100)")
     EstimateSettings.add_arguments(p)
+    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out): adds the "
+                   "follow-up rates corrected for the judge's error")
+    p.add_argument("--retest", help="retest.json of uta-rejudge --retest: the judge's own spread, and the rate "
+                   "differences smaller than it")
     return p
 
 
@@ -33,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         files = build_report(args.folders, args.out, title=args.title, max_samples=args.max_samples,
-                             settings=EstimateSettings.from_args(args))
+                             settings=EstimateSettings.from_args(args), calibration=args.calibration,
+                             retest=args.retest)
     except (OSError, ValueError, ImportError) as exc:
         print(f"uta-report: {exc}", file=sys.stderr)
         return 2

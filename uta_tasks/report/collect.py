@@ -10,9 +10,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uta_tasks.runs import EstimateSettings, Run, find_runs, load_run, load_summary, names
+
+if TYPE_CHECKING:
+    from uta_tasks.agreement.calibration import CalibrationSet
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +59,15 @@ class ReportData:
         rows: task rows, sorted by model, temperature, benchmark, perturbation.
         provenance: one provenance dict per run, plus its folder.
         settings: interval settings.
+        calibration: the judge calibration set used (its description), or None.
+        retest: the judge test-retest results (``uta-rejudge --retest``), or None.
     """
 
     rows: list[TaskRow] = field(default_factory=list)
     provenance: list[dict[str, Any]] = field(default_factory=list)
     settings: EstimateSettings = field(default_factory=EstimateSettings)
+    calibration: dict[str, Any] | None = None
+    retest: dict[str, Any] | None = None
 
     @property
     def series(self) -> list[tuple[str, float | None]]:
@@ -108,20 +115,22 @@ def _temperature(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def collect(folders: list[str | Path], settings: EstimateSettings | None = None) -> ReportData:
+def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
+            calibration: CalibrationSet | None = None) -> ReportData:
     """Read every run under the folders.
 
     Args:
         folders: lm-eval output folders (or results files).
         settings: interval settings.
+        calibration: a judge calibration set: rows get ``genuine_followup_corrected``.
     """
     settings = settings or EstimateSettings()
-    data = ReportData(settings=settings)
+    data = ReportData(settings=settings, calibration=None if calibration is None else calibration.describe())
     chosen: dict[tuple[str, float | None, str], TaskRow] = {}
     for folder in folders:
         for files in find_runs(folder):
             run = load_run(files)
-            summary = load_summary(files, settings, run)
+            summary = load_summary(files, settings, run, calibration)
             prov = summary["provenance"]
             model = display_model(str(prov["model"]))
             data.provenance.append({**prov, "display_model": model, "folder": str(files.results.parent)})

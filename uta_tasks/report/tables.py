@@ -186,7 +186,9 @@ def all_tables(data: ReportData) -> list[Table]:
     Args:
         data: the report data.
     """
+    from uta_tasks.report.judge_trust import judge_trust_tables
+
     tables = [headline(data), labels(data), perturbations(data), temperatures(data), conditioned(data),
-              unjudged(data)]
+              unjudged(data), *judge_trust_tables(data)]
     return [t for t in tables if t is not None]
 

@@ -15,6 +15,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="uta-summary", description=__doc__)
     p.add_argument("paths", nargs="+", help="lm-eval --output_path folders or results_*.json files")
     EstimateSettings.add_arguments(p)
+    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out): adds "
+                   "genuine_followup_corrected, the follow-up rate corrected for the judge's error")
     return p
 
 
@@ -27,9 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     settings = EstimateSettings.from_args(args)
     try:
+        calibration = None
+        if args.calibration:
+            from uta_tasks.agreement.calibration import read_calibration
+
+            calibration = read_calibration(args.calibration)
         for path in args.paths:
             for files in find_runs(path):
-                print(write_summary(files, settings))
+                print(write_summary(files, settings, calibration))
     except (OSError, ValueError) as exc:
         print(f"uta-summary: {exc}", file=sys.stderr)
         return 2

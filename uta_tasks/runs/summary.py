@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uta_tasks.runs import names
 from uta_tasks.runs.estimates import EstimateSettings, estimate, metrics_of
@@ -33,24 +33,41 @@ from uta_tasks.runs.jsonio import read_json, strict, write_json
 from uta_tasks.runs.provenance import run_provenance
 from uta_tasks.runs.run import Run, load_run
 
+if TYPE_CHECKING:
+    from uta_tasks.agreement.calibration import CalibrationSet
+
 log = logging.getLogger(__name__)
 
 
-def _metrics(run: Run, name: str, settings: EstimateSettings) -> dict[str, Any]:
+def _metrics(run: Run, name: str, settings: EstimateSettings,
+             calibration: CalibrationSet | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for metric in metrics_of(run, name):
         found = estimate(run, name, metric, settings)
         if found is not None:
             out[metric] = found.to_dict()
+    if calibration is not None:
+        from uta_tasks.runs.corrected import CORRECTED, corrected_entry
+
+        entry = corrected_entry(run, name, calibration, settings)
+        if entry is not None:
+            out[CORRECTED] = entry
     return out
 
 
-def build_summary(run: Run, settings: EstimateSettings | None = None) -> dict[str, Any]:
+def _calibration_key(calibration: CalibrationSet | None) -> dict[str, Any] | None:
+    return None if calibration is None else calibration.describe()
+
+
+def build_summary(run: Run, settings: EstimateSettings | None = None,
+                  calibration: CalibrationSet | None = None) -> dict[str, Any]:
     """The summary of a run as a strict-JSON-ready dict.
 
     Args:
         run: the run.
         settings: interval settings.
+        calibration: a judge calibration set: adds ``genuine_followup_corrected`` to every row
+            with a follow-up rate, and the ``calibration`` key.
     """
     settings = settings or EstimateSettings()
     tasks = {
@@ -60,19 +77,22 @@ def build_summary(run: Run, settings: EstimateSettings | None = None) -> dict[st
             "repeats": task.repeats,
             "n_docs": task.n_docs,
             "samples": task.docs is not None,
-            "metrics": _metrics(run, name, settings),
+            "metrics": _metrics(run, name, settings, calibration),
         }
         for name, task in run.tasks.items()
     }
     groups = {
-        name: {"tasks": members, "metrics": _metrics(run, name, settings)} for name, members in run.groups.items()
+        name: {"tasks": members, "metrics": _metrics(run, name, settings, calibration)}
+        for name, members in run.groups.items()
     }
+    extra = {} if calibration is None else {"calibration": _calibration_key(calibration)}
     return strict(
         {
             "schema": names.SUMMARY_SCHEMA,
             "results_file": run.files.results.name,
             "samples_files": {task: path.name for task, path in run.files.samples.items()},
             "settings": asdict(settings),
+            **extra,
             "provenance": run_provenance(run),
             "tasks": tasks,
             "groups": groups,
@@ -81,7 +101,8 @@ def build_summary(run: Run, settings: EstimateSettings | None = None) -> dict[st
     )
 
 
-def _current(path: Path, files: RunFiles, settings: EstimateSettings) -> dict[str, Any] | None:
+def _current(path: Path, files: RunFiles, settings: EstimateSettings,
+             calibration: CalibrationSet | None = None) -> dict[str, Any] | None:
     if not path.is_file() or path.stat().st_mtime < files.results.stat().st_mtime:
         return None
     try:
@@ -94,34 +115,39 @@ def _current(path: Path, files: RunFiles, settings: EstimateSettings) -> dict[st
         and data.get("results_file") == files.results.name
         and data.get("settings") == asdict(settings)
         and data.get("samples_files") == {t: p.name for t, p in files.samples.items()}
+        and data.get("calibration") == _calibration_key(calibration)
     )
     return data if ok else None
 
 
-def write_summary(run: Run | RunFiles | str | Path, settings: EstimateSettings | None = None) -> Path:
+def write_summary(run: Run | RunFiles | str | Path, settings: EstimateSettings | None = None,
+                  calibration: CalibrationSet | None = None) -> Path:
     """Write ``summary.json`` beside the run's results file.
 
     Args:
         run: a loaded run, its files, or an output folder (its newest run).
         settings: interval settings.
+        calibration: a judge calibration set (adds ``genuine_followup_corrected``).
     """
     loaded = run if isinstance(run, Run) else load_run(run)
-    return write_json(loaded.files.summary, build_summary(loaded, settings))
+    return write_json(loaded.files.summary, build_summary(loaded, settings, calibration))
 
 
-def load_summary(files: RunFiles, settings: EstimateSettings | None = None, run: Run | None = None) -> dict[str, Any]:
+def load_summary(files: RunFiles, settings: EstimateSettings | None = None, run: Run | None = None,
+                 calibration: CalibrationSet | None = None) -> dict[str, Any]:
     """The run's summary: ``summary.json`` when it is current, else built now and written.
 
     Args:
         files: the run's files.
         settings: interval settings the summary must have been made with.
         run: the loaded run, when the caller has it already.
+        calibration: the calibration set the summary must have been made with.
     """
     settings = settings or EstimateSettings()
-    found = _current(files.summary, files, settings)
+    found = _current(files.summary, files, settings, calibration)
     if found is not None:
         return found
-    data = build_summary(run or load_run(files), settings)
+    data = build_summary(run or load_run(files), settings, calibration)
     try:
         write_json(files.summary, data)
     except OSError as exc:  # a read-only artifact folder still gets a report
