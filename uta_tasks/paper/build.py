@@ -290,12 +290,13 @@ def add_notes(cells: list[tuple[Cell, str]]) -> list[Cell]:
     for cell, printed in cells:
         if cell.unit == "%" and cell.n is not None and cell.benchmark is not None:
             by_table_bench[(cell.source, cell.benchmark)].append((cell, printed))
-    for (source, bench), group in by_table_bench.items():
-        n_docs = group[0][0].n_docs or 0
-        if all(fits(p, n_docs) for _, p in group):
+    for (source, bench), printed_group in by_table_bench.items():
+        n_docs = printed_group[0][0].n_docs or 0
+        if all(fits(p, n_docs) for _, p in printed_group):
             continue
-        n_fit = next((n for n in range(n_docs - 1, int(n_docs * 0.8), -1) if all(fits(p, n) for _, p in group)), None)
-        for cell, printed in group:
+        n_fit = next((n for n in range(n_docs - 1, int(n_docs * 0.8), -1)
+                      if all(fits(p, n) for _, p in printed_group)), None)
+        for cell, printed in printed_group:
             n_of[cell.id] = n_fit
             fitted = f"every {source} rate on {bench} is k/{n_fit}" if n_fit else "no common denominator fits"
             notes[cell.id].append(f"{printed}% is not k/{n_docs} for any k ({n_docs} documents): {fitted}.")

@@ -19,7 +19,7 @@ CELLS_FILE = "cells_v1.json"
 CELLS_SCHEMA = "uta-paper-cells/1"
 
 Unit = Literal["%", "kappa"]
-Origin = Literal["table", "text"]
+Origin = Literal["table", "text", "derived"]
 
 # Metrics of cells that are not rates of a run (judge agreement, Appendix D and Table 7).
 GENUINE_AGREEMENT = "genuine_agreement"
@@ -50,7 +50,8 @@ class Cell:
         unit: ``%`` or ``kappa``.
         n: the denominator behind the value where it can be derived, else None.
         n_docs: documents of the benchmark (or pooled benchmarks) the paper evaluated.
-        origin: ``table`` (the paper's table text) or ``text`` (a sentence of the paper).
+        origin: ``table`` (the paper's table text), ``text`` (a sentence of the paper) or ``derived``
+            (a difference of two cells, made by the reference check; never in the file).
         quote: for ``text`` cells, the sentence the number is taken from.
         notes: the paper's inconsistencies that concern this cell.
     """
