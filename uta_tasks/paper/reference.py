@@ -121,9 +121,9 @@ def _verdict(paper: float, value: float | None, low: float | None, high: float |
     return OUTSIDE, f"the paper's value lies {side} the run's interval{widened}"
 
 
-def _row_check(cell: Cell, row: TaskRow, metric: str, tolerance: float, ref: PaperReference) -> Check:
+def _row_check(cell: Cell, row: TaskRow, metric: str, tolerance: float, settings: list[str]) -> Check:
     task = row.run.tasks[row.task]
-    reasons = settings_differ(task, ref)
+    reasons = list(settings)
     if cell.n_docs is not None and task.n_docs is not None and task.n_docs != cell.n_docs:
         reasons.append(f"N: the run has {task.n_docs} documents, the paper {cell.n_docs}")
     m = row.metric(metric)
@@ -190,9 +190,9 @@ def check_reference(data: ReportData, tolerance_pp: float = 0.0, families: dict[
         found = paper_model(row.model)
         if found is None:
             continue
-        for cell in cells:
-            if (cell.model, cell.benchmark, cell.perturbation, cell.temperature) == (
-                    found.model, row.benchmark, row.perturbation, row.temperature) and row.metrics.get(cell.metric):
-                out.append(_row_check(cell, row, cell.metric, tolerance, ref))
+        matched = [c for c in cells if (c.model, c.benchmark, c.perturbation, c.temperature) == (
+            found.model, row.benchmark, row.perturbation, row.temperature) and row.metrics.get(c.metric)]
+        settings = settings_differ(row.run.tasks[row.task], ref) if matched else []
+        out += [_row_check(cell, row, cell.metric, tolerance, settings) for cell in matched]
     out += _family_checks(data, list(ref.cells), tolerance, ref, families)
     return out

@@ -9,6 +9,7 @@ from uta_tasks.report.collect import collect
 from uta_tasks.report.figures import FigureFile, draw_figures
 from uta_tasks.report.html import render_html
 from uta_tasks.report.markdown import render_markdown
+from uta_tasks.report.paper_sections import paper_tables
 from uta_tasks.report.samples import sample_rows
 from uta_tasks.report.tables import all_tables
 from uta_tasks.runs import EstimateSettings
@@ -36,6 +37,8 @@ def build_report(
     title: str = "User-turn probe report",
     max_samples: int = 100,
     settings: EstimateSettings | None = None,
+    families: dict[str, str] | None = None,
+    tolerance_pp: float = 0.0,
 ) -> ReportFiles:
     """Write ``report.html``, ``report.md`` and ``figures/*.png|svg`` under ``out_dir``.
 
@@ -45,11 +48,13 @@ def build_report(
         title: page title.
         max_samples: docs per task shown in the sample browser.
         settings: interval settings.
+        families: ``MODEL=FAMILY`` pairs for the paper's Table 6 (default: the family of the model id).
+        tolerance_pp: percentage points the reference check widens each interval by.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = collect(list(folders), settings)
-    tables = all_tables(data)
+    tables = all_tables(data) + paper_tables(data, families, tolerance_pp)
     figures = draw_figures(data, out / "figures")
     samples, left_out = sample_rows(data, max_samples)
     html = out / "report.html"

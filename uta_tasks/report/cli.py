@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from uta_tasks.paper.families import parse_families
 from uta_tasks.report.api import build_report
 from uta_tasks.runs import EstimateSettings
 
@@ -20,6 +21,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder for report.html, report.md and figures/")
     p.add_argument("--title", default="User-turn probe report", help="page title")
     p.add_argument("--max-samples", type=int, default=100, help="docs per task in the sample browser (default 100)")
+    p.add_argument("--family", action="append", default=[], metavar="MODEL=FAMILY",
+                   help="the family a model is pooled in for the paper's Table 6 (repeatable)")
+    p.add_argument("--tolerance", type=float, default=0.0, metavar="PP",
+                   help="widen each interval of the reference check by PP percentage points (default 0)")
     EstimateSettings.add_arguments(p)
     return p
 
@@ -33,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         files = build_report(args.folders, args.out, title=args.title, max_samples=args.max_samples,
-                             settings=EstimateSettings.from_args(args))
+                             settings=EstimateSettings.from_args(args), families=parse_families(args.family),
+                             tolerance_pp=args.tolerance)
     except (OSError, ValueError, ImportError) as exc:
         print(f"uta-report: {exc}", file=sys.stderr)
         return 2

@@ -1,9 +1,9 @@
 """The report's figures, drawn with matplotlib on Agg canvases and saved as PNG and SVG.
 
 * ``headline``: genuine follow-up rate per benchmark and model, with Wilson intervals;
-* ``labels``: label distribution per model as stacked bars (paper Fig. 3);
+* ``labels``: label distribution per model as stacked bars (the paper's Table 6 as a chart);
 * ``perturbations``: base vs perturbed rate per benchmark and perturbation;
-* ``temperature``: rate against temperature (paper Fig. 4), when several are given.
+* ``temperature``: rate against temperature (the paper's Figs. 1 right and 4), when several are given.
 """
 
 from __future__ import annotations
