@@ -89,3 +89,15 @@ def test_a_model_outside_the_paper_matches_nothing(tmp_path, capsys):
     assert run_paper_gate([tmp_path / "run"]).checks == []
     assert gate_main([str(tmp_path / "run"), "--paper"]) == 2
     assert "nothing comparable" in capsys.readouterr().out
+
+
+def test_accuracy_is_comparable_whatever_the_judge(tmp_path):
+    # GLM-4.7 GSM8K accuracy 95.3% = 1257/1319 (Table 5), judged by another judge with the old pass 2.
+    from run_builder import Doc, Turn
+
+    docs = [Doc([Turn(False)], correct=i < 1257) for i in range(1319)]
+    write_paper_run(tmp_path / "run", "zai-org/GLM-4.7", {"uta_gsm8k": docs}, judge="gpt-5.4-nano", pass2_context=None)
+    checks = {c.cell.metric: c for c in _per_model(run_paper_gate([tmp_path / "run"]))}
+    assert checks["accuracy"].verdict == INSIDE
+    assert checks["genuine_followup"].verdict == NOT_COMPARABLE
+    assert gate_main([str(tmp_path / "run"), "--paper"]) == 0

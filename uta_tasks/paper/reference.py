@@ -8,8 +8,9 @@ cell's. The verdict is
   bootstrap for a difference) widened by the tolerance on both sides;
 * ``outside``: it does not;
 * ``not comparable``: the run was made with other settings than the paper's (judge model,
-  judge prompt version, ``pass2_context``), on another number of documents, or judged nothing;
-  the reason names which.
+  judge prompt version, ``pass2_context``; accuracy cells ignore these, as neither the judge
+  nor pass 2 touches the answer), on another number of documents, or judged nothing; the
+  reason names which.
 
 Table 6 cells are checked per family: label shares pooled over the family's models in the
 runs (unperturbed tasks, T = 0, the five self-generated benchmarks).
@@ -193,6 +194,8 @@ def check_reference(data: ReportData, tolerance_pp: float = 0.0, families: dict[
         matched = [c for c in cells if (c.model, c.benchmark, c.perturbation, c.temperature) == (
             found.model, row.benchmark, row.perturbation, row.temperature) and row.metrics.get(c.metric)]
         settings = settings_differ(row.run.tasks[row.task], ref) if matched else []
-        out += [_row_check(cell, row, cell.metric, tolerance, settings) for cell in matched]
+        # Accuracy scores pass 1's answer: neither the judge nor pass 2 touches it.
+        out += [_row_check(cell, row, cell.metric, tolerance, [] if cell.metric == names.ACCURACY else settings)
+                for cell in matched]
     out += _family_checks(data, list(ref.cells), tolerance, ref, families)
     return out
