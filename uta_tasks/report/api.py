@@ -22,7 +22,7 @@ class ReportFiles:
     Attributes:
         html: the self-contained page.
         markdown: the Markdown summary.
-        figures: the figures (PNG and SVG each).
+        figures: the figures (one SVG file each, also inlined in the page).
     """
 
     html: Path
@@ -40,7 +40,7 @@ def build_report(
     families: dict[str, str] | None = None,
     tolerance_pp: float = 0.0,
 ) -> ReportFiles:
-    """Write ``report.html``, ``report.md`` and ``figures/*.png|svg`` under ``out_dir``.
+    """Write ``report.html``, ``report.md`` and ``figures/*.svg`` under ``out_dir``.
 
     Args:
         folders: lm-eval output folders (models x temperatures x tasks; samples optional).
