@@ -77,3 +77,28 @@ def test_family_override_and_sections_without_data_are_left_out(paper_runs, tmp_
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "my-family (%) n=498" in html
     assert not [r for r in tables["table-paper-reference"] if r[0] == "Table 6"]  # no paper family "my-family"
+
+
+@pytest.fixture(scope="module")
+def report_dir(paper_runs, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("paper-figures")
+    assert report_main([*map(str, paper_runs), "--out", str(out), "--iterations", "200"]) == 0
+    return out
+
+
+def test_paper_figures_are_inline_svg_in_their_sections(report_dir):
+    import xml.etree.ElementTree as ET
+
+    html = (report_dir / "report.html").read_text(encoding="utf-8")
+    for section, figure in (("paper-fig3", "paper-fig3"), ("paper-table4", "paper-fig1-4"),
+                            ("paper-table6", "paper-table6")):
+        start = html.index(f'<section id="{section}">')
+        assert f'id="fig-{figure}"' in html[start:html.index("</section>", start)]
+    svg = "{http://www.w3.org/2000/svg}svg"
+    sweep = ET.parse(report_dir / "figures" / "paper-fig1-4.svg").getroot()
+    panels = [p for p in sweep if p.tag == svg]
+    assert [p.find("{http://www.w3.org/2000/svg}title").text for p in panels] == ["GSM8K", "IFBench", "GPQA Dia."]
+    fig3 = ET.parse(report_dir / "figures" / "paper-fig3.svg").getroot()
+    texts = {"".join(t.itertext()) for t in fig3.iter("{http://www.w3.org/2000/svg}text")}
+    assert {"Task accuracy", "Genuine follow-up rate", "zai-org/GLM-4.7", "Qwen/Qwen3.5-27B"} <= texts
+    assert "openai/gpt-oss-120b" not in texts  # it has no unperturbed task

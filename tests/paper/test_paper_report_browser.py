@@ -1,5 +1,6 @@
 """The paper-tables sections of the report in a real headless Chromium: the cells the page shows
-for constructed runs of paper models, the reference check's verdicts, the section links."""
+for constructed runs of paper models, the reference check's verdicts, the section links, and the
+paper's figures drawn at a visible size in their sections."""
 
 from __future__ import annotations
 
@@ -51,6 +52,13 @@ def test_paper_tables_in_chromium(tmp_path):
         assert shown[("Table 5", "uta_gsm8k", "genuine_followup", "0")] == ("1.2", "1.2 [0.7, 2.0]", "inside")
         assert shown[("Table 1", "uta_gpqa_diamond_trunc", "genuine_followup_diff", "0")][::2] == ("45.0", "inside")
         assert {r[8] for r in reference if r[0] != "Table 6"} == {"inside"}
+        figures = driver.execute_script(
+            "return Array.from(document.querySelectorAll('figure.figure')).filter(f => f.id.startsWith('fig-paper'))"
+            ".map(f => { const r = f.querySelector('svg').getBoundingClientRect();"
+            " return [f.closest('section').id, f.id, r.width, r.height]; })")
+        assert [f[:2] for f in figures] == [["paper-fig3", "fig-paper-fig3"], ["paper-table4", "fig-paper-fig1-4"],
+                                            ["paper-table6", "fig-paper-table6"]]
+        assert all(w > 300 and h > 150 for *_, w, h in figures), figures
         severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert severe == []
     finally:

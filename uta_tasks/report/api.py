@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uta_tasks.report.collect import collect
-from uta_tasks.report.figures import FigureFile, draw_figures
+from uta_tasks.report.figures import FigureFile, draw_figures, save_figure
 from uta_tasks.report.html import render_html
 from uta_tasks.report.markdown import render_markdown
+from uta_tasks.report.paper_figures import paper_figures
 from uta_tasks.report.paper_sections import paper_tables
 from uta_tasks.report.samples import sample_rows
 from uta_tasks.report.tables import all_tables
@@ -56,6 +57,8 @@ def build_report(
     data = collect(list(folders), settings)
     tables = all_tables(data) + paper_tables(data, families, tolerance_pp)
     figures = draw_figures(data, out / "figures")
+    figures += [save_figure(markup, name, fig_title, out / "figures")
+                for name, fig_title, markup in paper_figures(data, families)]
     samples, left_out = sample_rows(data, max_samples)
     html = out / "report.html"
     html.write_text(render_html(data, tables, figures, samples, title=title, left_out=left_out,

@@ -42,7 +42,7 @@ def _series_name(model: str, t: float | None, data: ReportData) -> str:
     return model if len(data.temperatures) < 2 else f"{model} (T={temp_text(t)})"
 
 
-def _rate(m: dict | None) -> Point | None:
+def rate_point(m: dict | None) -> Point | None:
     """A metric cell (value, ci_low, ci_high as shares) as a percentage point, or None without a value."""
     if m is None or m.get("value") is None:
         return None
@@ -59,7 +59,7 @@ def _headline(data: ReportData) -> str:
         cells = []
         for b in benches:
             row = data.find(model, t, b, names.PERTURBATION_NONE)
-            cells.append(_rate(row.metric(names.GENUINE)) if row else None)
+            cells.append(rate_point(row.metric(names.GENUINE)) if row else None)
         series.append(Series(_series_name(model, t, data), cells))
     return bar_chart("Genuine follow-up rate (95% Wilson interval)", benches, series, y_label=RATE_AXIS)
 
@@ -79,8 +79,8 @@ def _perturbations(data: ReportData) -> str | None:
     if not rows:
         return None
     groups = [f"{r.benchmark}\n{r.perturbation}\n{_series_name(r.model, r.temperature, data)}" for r in rows]
-    series = [Series("base (u after a)", [_rate(r.metric(names.GENUINE_BASE)) for r in rows]),
-              Series("perturbed (u after a')", [_rate(r.metric(names.GENUINE)) for r in rows])]
+    series = [Series("base (u after a)", [rate_point(r.metric(names.GENUINE_BASE)) for r in rows]),
+              Series("perturbed (u after a')", [rate_point(r.metric(names.GENUINE)) for r in rows])]
     return bar_chart("Perturbation effects: base vs perturbed rate", groups, series, y_label=RATE_AXIS)
 
 
@@ -94,14 +94,22 @@ def _temperature(data: ReportData) -> str | None:
             pts = []
             for t in temps:
                 row = data.find(model, t, b, names.PERTURBATION_NONE)
-                pts.append(_rate(row.metric(names.GENUINE)) if row is not None else None)
+                pts.append(rate_point(row.metric(names.GENUINE)) if row is not None else None)
             if any(p is not None for p in pts):
                 series.append(Series(f"{model} {b}", pts))
     return line_chart("Genuine follow-up rate vs temperature", temps, series, x_label="temperature",
                       y_label=RATE_AXIS)
 
 
-def _save(markup: str, name: str, title: str, out_dir: Path) -> FigureFile:
+def save_figure(markup: str, name: str, title: str, out_dir: Path) -> FigureFile:
+    """Save a chart as ``<out_dir>/<name>.svg`` and keep its markup for inlining.
+
+    Args:
+        markup: the ``<svg>`` element.
+        name: file stem and figure id.
+        title: heading in the report.
+        out_dir: the figures folder.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     svg = out_dir / f"{name}.svg"
     svg.write_text(svg_document(markup), encoding="utf-8")
@@ -126,5 +134,5 @@ def draw_figures(data: ReportData, out_dir: Path) -> list[FigureFile]:
             break
         markup = draw(data)
         if markup is not None:
-            out.append(_save(markup, name, title, out_dir))
+            out.append(save_figure(markup, name, title, out_dir))
     return out
