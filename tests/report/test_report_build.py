@@ -110,12 +110,13 @@ def test_provenance_names_judge_prompt_and_versions(report):
 
 def test_figures_are_written_as_svg_and_inlined(report):
     files, _ = report
-    assert [f.name for f in files.figures] == ["headline", "labels", "perturbations", "temperature"]
+    assert [f.name for f in files.figures] == ["headline", "labels", "perturbations", "temperature", "paper-fig3",
+                                               "paper-fig1-4", "paper-table6"]
     html = files.html.read_text()
     for fig in files.figures:
         assert ET.parse(fig.svg).getroot().tag.endswith("svg")
         assert f'id="fig-{fig.name}"' in html
-    assert html.count("<svg") == len(files.figures)
+    assert html.count("<svg") == sum(f.svg_inline.count("<svg") for f in files.figures)  # panels nest <svg>
 
 
 def test_page_is_self_contained(report):
