@@ -84,7 +84,8 @@ def test_constructed_report_in_chromium(driver, tmp_path):
     assert len(_rows(driver, "table-temperatures")) == 3  # model-a gsm8k, model-a gpqa_diamond, model-b gsm8k
 
     figs = _figures(driver)
-    assert [f[0] for f in figs] == ["fig-headline", "fig-labels", "fig-perturbations", "fig-temperature"]
+    assert [f[0] for f in figs] == ["fig-headline", "fig-labels", "fig-perturbations", "fig-temperature",
+                                    "fig-paper-fig3", "fig-paper-fig1-4", "fig-paper-table6"]
     assert all(w > 200 and h > 80 for _, w, h in figs)
 
     assert _count(driver) == "Showing 100 of 160 matching user turns (160 in total)."

@@ -108,15 +108,15 @@ def test_provenance_names_judge_prompt_and_versions(report):
     assert prov[0][3:8] == ["judge-x", "followupeval-v1", "0", "0.4.13", "4.0.0"]
 
 
-def test_figures_are_written_as_png_and_svg_and_inlined(report):
+def test_figures_are_written_as_svg_and_inlined(report):
     files, _ = report
-    assert [f.name for f in files.figures] == ["headline", "labels", "perturbations", "temperature"]
+    assert [f.name for f in files.figures] == ["headline", "labels", "perturbations", "temperature", "paper-fig3",
+                                               "paper-fig1-4", "paper-table6"]
     html = files.html.read_text()
     for fig in files.figures:
-        assert fig.png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert ET.parse(fig.svg).getroot().tag.endswith("svg")
         assert f'id="fig-{fig.name}"' in html
-    assert html.count("<svg") == len(files.figures)
+    assert html.count("<svg") == sum(f.svg_inline.count("<svg") for f in files.figures)  # panels nest <svg>
 
 
 def test_page_is_self_contained(report):
@@ -141,7 +141,7 @@ def test_markdown_summary(report):
     files, _ = report
     md = files.markdown.read_text()
     assert "| org/model-a | 0 | 10.0 [2.8, 30.1] | 50.0 |" in md
-    assert "![Label distribution per model](figures/labels.png)" in md
+    assert "![Label distribution per model](figures/labels.svg)" in md
     assert "### Provenance" in md
 
 

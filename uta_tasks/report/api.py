@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uta_tasks.report.collect import collect
-from uta_tasks.report.figures import FigureFile, draw_figures
+from uta_tasks.report.figures import FigureFile, draw_figures, save_figure
 from uta_tasks.report.html import render_html
 from uta_tasks.report.markdown import render_markdown
+from uta_tasks.report.paper_figures import paper_figures
+from uta_tasks.report.paper_sections import paper_tables
 from uta_tasks.report.samples import sample_rows
 from uta_tasks.report.tables import all_tables
 from uta_tasks.runs import EstimateSettings
@@ -21,7 +23,7 @@ class ReportFiles:
     Attributes:
         html: the self-contained page.
         markdown: the Markdown summary.
-        figures: the figures (PNG and SVG each).
+        figures: the figures (one SVG file each, also inlined in the page).
     """
 
     html: Path
@@ -38,8 +40,10 @@ def build_report(
     settings: EstimateSettings | None = None,
     calibration: str | Path | None = None,
     retest: str | Path | None = None,
+    families: dict[str, str] | None = None,
+    tolerance_pp: float = 0.0,
 ) -> ReportFiles:
-    """Write ``report.html``, ``report.md`` and ``figures/*.png|svg`` under ``out_dir``.
+    """Write ``report.html``, ``report.md`` and ``figures/*.svg`` under ``out_dir``.
 
     Args:
         folders: lm-eval output folders (models x temperatures x tasks; samples optional).
@@ -50,6 +54,8 @@ def build_report(
         calibration: a judge calibration file: adds the judge-error-corrected follow-up rates.
         retest: a ``retest.json`` of ``uta-rejudge --retest``: adds the judge's own spread and
             flags rate differences smaller than it.
+        families: ``MODEL=FAMILY`` pairs for the paper's Table 6 (default: the family of the model id).
+        tolerance_pp: percentage points the reference check widens each interval by.
     """
     from uta_tasks.report.judge_trust import read_inputs
 
@@ -58,8 +64,10 @@ def build_report(
     out.mkdir(parents=True, exist_ok=True)
     data = collect(list(folders), settings, calib)
     data.retest = retest_data
-    tables = all_tables(data)
+    tables = all_tables(data) + paper_tables(data, families, tolerance_pp)
     figures = draw_figures(data, out / "figures")
+    figures += [save_figure(markup, name, fig_title, out / "figures")
+                for name, fig_title, markup in paper_figures(data, families)]
     samples, left_out = sample_rows(data, max_samples)
     html = out / "report.html"
     html.write_text(render_html(data, tables, figures, samples, title=title, left_out=left_out,

@@ -7,13 +7,14 @@ from typing import Any
 import uta_tasks
 from uta_tasks.report.collect import ReportData
 from uta_tasks.report.figures import FigureFile
+from uta_tasks.report.paper_figures import PAPER_FIGURE_SECTION
 from uta_tasks.report.samples import script_json
 from uta_tasks.report.tables import Table
 from uta_tasks.templates import render
 
 # Which table section each figure is shown in.
 FIGURE_SECTION = {"headline": "headline", "labels": "labels", "perturbations": "perturbations",
-                  "temperature": "temperatures"}
+                  "temperature": "temperatures", **PAPER_FIGURE_SECTION}
 PROVENANCE_HEADERS = ["model", "results file", "temperature", "judge model", "prompt version", "judge temperature",
                       "lm-eval", "transformers", "samples", "limit", "tasks"]
 

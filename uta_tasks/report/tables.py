@@ -1,10 +1,15 @@
 """The report's tables (values as percentages, intervals at the report's confidence).
 
-* headline: genuine follow-up rate per model x benchmark with accuracy (paper Tables 1, 2);
-* labels: each label's share of judged turns per model (paper Table 6);
-* perturbations: base -> perturbed rate, difference with interval, share changed (Tables 4, 5);
-* temperatures: rate per temperature (paper Fig. 4), when several are given;
+* headline: genuine follow-up rate per model x benchmark with accuracy (the paper's Tables 3
+  and 5, Fig. 3);
+* labels: each label's share of judged turns per model and temperature (the paper's Table 6
+  pools per family instead: :mod:`uta_tasks.report.paper_sections`);
+* perturbations: base -> perturbed rate, difference with interval, share changed (Table 1);
+* temperatures: rate per temperature (Table 4, Figs. 1 right and 4), when several are given;
 * accuracy-conditioned rates; unjudged counts.
+
+The runs in the paper's own table layouts, and the check against its published cells, are
+in :mod:`uta_tasks.report.paper_sections`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,75 @@
+"""The packaged paper cells are exactly what the builder reads from the committed copies of the
+paper's seed text, and every cell is found again in that text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from uta_tasks.paper.build import DEFAULT_OUT, TABLES, build, render
+from uta_tasks.paper.cells import load_reference
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paper"
+TABLES_TEXT = (FIXTURES / "paper-figures-and-tables.txt").read_text(encoding="utf-8")
+SUMMARY_TEXT = (FIXTURES / "paper-summary-excerpts.txt").read_text(encoding="utf-8")
+
+
+def test_packaged_file_is_the_build_of_the_seed_copies():
+    assert DEFAULT_OUT.read_text(encoding="utf-8") == render(build(TABLES_TEXT, SUMMARY_TEXT))
+
+
+def _printed(value: float, unit: str) -> str:
+    return f"{value:.3f}" if unit == "kappa" else f"{value:.1f}"
+
+
+def test_every_table_cell_stands_in_its_row_and_column_of_the_seed_text():
+    lines = [line.strip() for line in TABLES_TEXT.splitlines()]
+    specs = {s.source: s for s in TABLES}
+    cells = [c for c in load_reference().cells if c.origin == "table"]
+    assert len(cells) == 5 * 4 + 3 * 5 + 6 * 6 + 5 * 12 + 6 * 6 + 6 * 3 + 5 * 4
+    for cell in cells:
+        spec = specs[cell.source]
+        caption = next(i for i, line in enumerate(lines) if line.startswith(spec.caption))
+        row = max(i for i in range(caption) if lines[i] == cell.row)
+        column = [c.printed for c in spec.columns].index(cell.column) + (1 if spec.n_column else 0)
+        assert lines[row + 1 + column] == _printed(cell.value, cell.unit), cell.id
+        if spec.n_column:
+            assert cell.n == int(lines[row + 1]), cell.id
+
+
+def test_every_text_cell_is_quoted_from_the_summary_with_its_number():
+    flat = " ".join(SUMMARY_TEXT.split())
+    text = [c for c in load_reference().cells if c.origin == "text"]
+    assert text
+    for cell in text:
+        assert cell.quote is not None and cell.quote in flat, cell.id
+        printed = f"{cell.value:.3f}" if cell.unit == "kappa" else f"{cell.value:g}"
+        assert printed in cell.quote or f"{cell.value:.1f}" in cell.quote, cell.id
+
+
+def _cell(source: str, model: str, bench: str, metric: str, pert: str = "none", t: float = 0.0):
+    found = [c for c in load_reference().cells if (c.source, c.model, c.benchmark, c.metric, c.perturbation,
+                                                    c.temperature) == (source, model, bench, metric, pert, t)]
+    assert len(found) == 1, (source, model, bench, metric)
+    return found[0]
+
+
+def test_the_papers_inconsistencies_are_notes_on_the_cells():
+    full = _cell("Table 1", "openai/gpt-oss-20b", "gpqa_diamond", "genuine_followup_base", "trunc")
+    table5 = _cell("Table 5", "openai/gpt-oss-20b", "gpqa_diamond", "genuine_followup")
+    assert (full.value, table5.value) == (1.0, 20.7)
+    assert any("Table 1" in n and "Table 5" in n for n in full.notes)
+    assert full.notes == table5.notes
+    base = _cell("Table 2", "Qwen/Qwen3.5-2B", "gsm8k", "accuracy")
+    assert any("62.9" in n and "62.2" in n for n in base.notes)
+    coval = _cell("Table 2", "Qwen/Qwen3.5-2B", "coval", "genuine_followup")
+    assert coval.n == 93 and coval.n_docs == 100
+    assert any("k/93" in n for n in coval.notes)
+    agreeing = _cell("Table 5", "Qwen/Qwen3.5-9B", "gpqa_diamond", "genuine_followup")
+    assert agreeing.notes == () and agreeing.n == 198
+
+
+def test_table6_is_pooled_per_family_with_the_papers_denominators():
+    ref = load_reference()
+    shares = {c.model: c.n for c in ref.cells if c.source == "Table 6"}
+    assert shares == {"Qwen3.5": 5612, "gpt-oss": 5612, "GLM-4.7": 2806}
+    assert any("two models" in n for n in ref.notes)

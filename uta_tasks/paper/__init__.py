@@ -1,0 +1,1 @@
+"""The paper's published numbers as data, and the check that a run reproduces them."""

@@ -1,0 +1,371 @@
+"""Build ``uta_tasks/paper/cells_v1.json`` from the paper's seed text.
+
+    python -m uta_tasks.paper.build [--tables FILE] [--summary FILE] [--out FILE]
+
+``--tables`` is the paper's figures-and-tables text (every table's cells as published,
+one cell a line; default: the copy under ``tests/fixtures/paper/``), ``--summary`` the
+text holding the numbers the tables lack (default: the excerpt copy beside it). Each
+table is read by its caption, its printed header and its rows; a row whose cell count
+differs from the header's fails the build. Notes are added, never resolved:
+
+* the same quantity published twice with different values (Table 1 "Full" vs Table 5 at
+  T = 0, Table 2 "Base" vs Table 3, Table 1's right-panel "Base" vs Table 5);
+* a rate that no ``k / n_docs`` rounds to, with the largest denominator every rate of that
+  benchmark and table fits (Coval: k/93, not k/100).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from uta_tasks.paper.cells import (
+    GENUINE_AGREEMENT,
+    GENUINE_KAPPA,
+    LABEL_AGREEMENT,
+    LABEL_KAPPA,
+    Cell,
+    PaperReference,
+)
+from uta_tasks.paper.models import GLM, GPT_OSS, QWEN, paper_model
+from uta_tasks.paper.text_cells import TEXT_CELLS
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_TABLES = REPO / "tests" / "fixtures" / "paper" / "paper-figures-and-tables.txt"
+DEFAULT_SUMMARY = REPO / "tests" / "fixtures" / "paper" / "paper-summary-excerpts.txt"
+DEFAULT_OUT = REPO / "uta_tasks" / "paper" / "cells_v1.json"
+
+# Documents per benchmark in the paper (self-generated: the five; held-out: HealthBench, Coval).
+N_DOCS = {"gsm8k": 1319, "ifeval": 541, "ifbench": 300, "gpqa_main": 448, "gpqa_diamond": 198,
+          "healthbench": 1470, "coval": 100}
+PER_MODEL = sum(N_DOCS[b] for b in ("gsm8k", "ifeval", "ifbench", "gpqa_main", "gpqa_diamond"))
+FAMILY_DOCS = {QWEN: 2 * PER_MODEL, GPT_OSS: 2 * PER_MODEL, GLM: PER_MODEL}
+
+REFERENCE_NOTES = (
+    "Table 3 in the seed text lists 6 of the 8 Qwen3.5 models and Table 4 lists 5; the other rows' "
+    "numbers that the text states are text cells.",
+    "Table 2 does not state its temperature; its cells are recorded at T = 0 like Tables 3 and 5.",
+    "Table 6 pools each family over its models and the five self-generated benchmarks: 5,612 generations "
+    f"for Qwen3.5 and gpt-oss are two models x {PER_MODEL:,} documents, 2,806 for GLM-4.7 one model; the "
+    "paper does not say which two Qwen3.5 models.",
+    "The paper's judge prompt is not published; judge_prompts lists the package's versions written to its "
+    "criteria.",
+)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a table: what its cells measure."""
+
+    printed: str
+    benchmark: str | None
+    perturbation: str
+    temperature: float | None
+    metric: str
+    unit: str = "%"
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """How to read one table: caption, header lines as printed, one :class:`Column` per number."""
+
+    source: str
+    caption: str
+    header: tuple[str, ...]
+    columns: tuple[Column, ...]
+    rows_are: str = "model"  # model | label | slice
+    n_column: bool = False  # the first number of a row is its N (Table 7)
+
+
+def _c(printed: str, bench: str | None, metric: str, pert: str = "none", t: float | None = 0.0,
+       unit: str = "%") -> Column:
+    return Column(printed, bench, pert, t, metric, unit)
+
+
+_RATE, _BASE, _ACC = "genuine_followup", "genuine_followup_base", "accuracy"
+_FIVE = ("Model", "GSM8K Acc.", "GSM8K", "IFEval", "IFBench", "GPQA Main", "GPQA Dia.")
+_FIVE_COLUMNS = (_c("GSM8K Acc.", "gsm8k", _ACC), _c("GSM8K", "gsm8k", _RATE), _c("IFEval", "ifeval", _RATE),
+                 _c("IFBench", "ifbench", _RATE), _c("GPQA Main", "gpqa_main", _RATE),
+                 _c("GPQA Dia.", "gpqa_diamond", _RATE))
+_TEMPS = (0.0, 0.3, 0.7, 1.0)
+
+TABLES: tuple[TableSpec, ...] = (
+    TableSpec("Table 1", "Table 1:", ("GSM8K", "GPQA Dia.", "Model", "Full", "Trunc.", "Full", "Trunc."),
+              (_c("GSM8K Full", "gsm8k", _BASE, "trunc"), _c("GSM8K Trunc.", "gsm8k", _RATE, "trunc"),
+               _c("GPQA Dia. Full", "gpqa_diamond", _BASE, "trunc"),
+               _c("GPQA Dia. Trunc.", "gpqa_diamond", _RATE, "trunc"))),
+    TableSpec("Table 2", "Table 2:", ("GSM8K", "Genuine Follow-up (%)", "Held-out", "Model", "Acc.", "IFBench",
+                                      "GPQA-Diamond", "HealthBench", "Coval"),
+              (_c("GSM8K Acc.", "gsm8k", _ACC), _c("IFBench", "ifbench", _RATE),
+               _c("GPQA-Diamond", "gpqa_diamond", _RATE), _c("HealthBench", "healthbench", _RATE),
+               _c("Coval", "coval", _RATE))),
+    TableSpec("Table 3", "Table 3:", _FIVE, _FIVE_COLUMNS),
+    TableSpec("Table 4", "Table 4:", ("GSM8K", "GPQA Diamond", "IFBench", "Model",
+                                      *(("T=0", "0.3", "0.7", "1.0") * 3)),
+              tuple(_c(f"{name} T={t:g}", bench, _RATE, t=t)
+                    for name, bench in (("GSM8K", "gsm8k"), ("GPQA Diamond", "gpqa_diamond"), ("IFBench", "ifbench"))
+                    for t in _TEMPS)),
+    TableSpec("Table 5", "Table 5:", _FIVE, _FIVE_COLUMNS),
+    TableSpec("Table 6", "Table 6:", ("Primary Label", "Qwen3.5 (%)", "gpt-oss (%)", "GLM-4.7 (%)"),
+              (_c(QWEN, None, ""), _c(GPT_OSS, None, ""), _c(GLM, None, "")), rows_are="label"),
+    TableSpec("Table 7", "Table 7:", ("Slice / Judge Pair", "N", "Gen. Agr.", "Gen. κ", "Label Agr.", "Label κ"),
+              (_c("Gen. Agr.", None, GENUINE_AGREEMENT, t=None), _c("Gen. κ", None, GENUINE_KAPPA, t=None, unit="kappa"),
+               _c("Label Agr.", None, LABEL_AGREEMENT, t=None),
+               _c("Label κ", None, LABEL_KAPPA, t=None, unit="kappa")), rows_are="slice", n_column=True),
+)
+
+
+class SeedFormatError(ValueError):
+    """The seed text does not hold a table as its spec describes; the message names table and line."""
+
+
+def _is_number(line: str) -> bool:
+    try:
+        float(line)
+    except ValueError:
+        return False
+    return True
+
+
+def _block(lines: list[str], spec: TableSpec) -> list[str]:
+    """The lines of a table: from its printed header to its caption."""
+    end = next((i for i, line in enumerate(lines) if line.startswith(spec.caption)), None)
+    if end is None:
+        raise SeedFormatError(f"{spec.source}: no line starts with {spec.caption!r}")
+    h = list(spec.header)
+    for start in range(end - len(h), -1, -1):
+        if lines[start:start + len(h)] == h:
+            return lines[start + len(h):end]
+    raise SeedFormatError(f"{spec.source}: header {h} not found above its caption")
+
+
+def parse_rows(lines: list[str], spec: TableSpec) -> list[tuple[str, list[str]]]:
+    """``(row label, printed numbers)`` of a table, in order.
+
+    Args:
+        lines: the seed text's lines (stripped).
+        spec: the table.
+    """
+    rows: list[tuple[str, list[str]]] = []
+    for line in _block(lines, spec):
+        if _is_number(line):
+            if not rows:
+                raise SeedFormatError(f"{spec.source}: number {line!r} before any row label")
+            rows[-1][1].append(line)
+        else:
+            rows.append((line, []))
+    rows = [(label, nums) for label, nums in rows if nums]
+    want = len(spec.columns) + (1 if spec.n_column else 0)
+    for label, nums in rows:
+        if len(nums) != want:
+            raise SeedFormatError(f"{spec.source}: row {label!r} has {len(nums)} numbers, the header {want}")
+    return rows
+
+
+def _precision(printed: str) -> float:
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    return 0.5 * 10 ** -decimals + 1e-9
+
+
+def fits(printed: str, n: int) -> bool:
+    """Whether some ``k / n`` (as a percentage) rounds to the printed value.
+
+    Args:
+        printed: the value as printed, e.g. ``19.4``.
+        n: the denominator.
+    """
+    value = float(printed)
+    k = round(value * n / 100.0)
+    return any(abs(100.0 * j / n - value) <= _precision(printed) for j in (k - 1, k, k + 1) if 0 <= j <= n)
+
+
+def _slug(source: str) -> str:
+    return source.lower().replace(" ", "").replace(".", "").replace("(", "-").replace(")", "")
+
+
+def _cell_id(source: str, model: str, bench: str | None, pert: str, t: float | None, metric: str) -> str:
+    temp = "T-" if t is None else f"T{t:g}"
+    return f"{_slug(source)}/{model}/{bench or '-'}/{pert}/{temp}/{metric}"
+
+
+def _model(label: str, spec: TableSpec) -> tuple[str, str | None]:
+    found = paper_model("Qwen3.5-2B" if (spec.source, label) == ("Table 2", "Base") else label)
+    if found is None:
+        raise SeedFormatError(f"{spec.source}: row {label!r} is not a model of the paper (uta_tasks/paper/models.py)")
+    return found.model, found.family
+
+
+def table_cells(lines: list[str], spec: TableSpec) -> list[tuple[Cell, str]]:
+    """The cells of one table with the printed text of each value.
+
+    Args:
+        lines: the seed text's lines (stripped).
+        spec: the table.
+    """
+    out: list[tuple[Cell, str]] = []
+    for label, nums in parse_rows(lines, spec):
+        n_row = int(nums.pop(0)) if spec.n_column else None
+        for col, printed in zip(spec.columns, nums):
+            if spec.rows_are == "label":
+                model, family, metric = col.printed, col.printed, f"label_{label}"
+                n_docs: int | None = FAMILY_DOCS[col.printed]
+            elif spec.rows_are == "slice":
+                model, family, metric, n_docs = label, None, col.metric, n_row
+            else:
+                (model, family), metric = _model(label, spec), col.metric
+                n_docs = N_DOCS[col.benchmark] if col.benchmark else None
+            cell = Cell(_cell_id(spec.source, model, col.benchmark, col.perturbation, col.temperature, metric),
+                        spec.source, label, col.printed, model, family, col.benchmark, col.perturbation,
+                        col.temperature, metric, float(printed), col.unit,  # type: ignore[arg-type]
+                        n_docs if col.unit == "%" else n_row, n_docs, "table")
+            out.append((cell, printed))
+    return out
+
+
+def text_cells(summary: str) -> list[tuple[Cell, str]]:
+    """The cells of :data:`TEXT_CELLS`, each checked against the summary text.
+
+    Args:
+        summary: the text the quotes come from.
+    """
+    flat = " ".join(summary.split())
+    out: list[tuple[Cell, str]] = []
+    for tc in TEXT_CELLS:
+        if " ".join(tc.quote.split()) not in flat:
+            raise SeedFormatError(f"{tc.source}: quote not in the summary: {tc.quote!r}")
+        if tc.printed not in tc.quote:
+            raise SeedFormatError(f"{tc.source}: {tc.printed} does not occur in its quote {tc.quote!r}")
+        found = paper_model(tc.model)
+        model, family = (found.model, found.family) if found else (tc.model, None)
+        n_docs = N_DOCS.get(tc.benchmark) if tc.benchmark else None
+        cell = Cell(_cell_id(tc.source, model, tc.benchmark, tc.perturbation, tc.temperature, tc.metric), tc.source,
+                    tc.model, tc.metric, model, family, tc.benchmark, tc.perturbation, tc.temperature, tc.metric,
+                    float(tc.printed), tc.unit, n_docs if tc.unit == "%" else None,  # type: ignore[arg-type]
+                    n_docs, "text", tc.quote)
+        out.append((cell, tc.printed))
+    return out
+
+
+def _quantity(cell: Cell) -> tuple | None:
+    """What a cell measures, so that two cells of the same quantity can be compared."""
+    if cell.benchmark is None or cell.family == cell.model:
+        return None
+    if (cell.perturbation, cell.metric) in {("none", _RATE), ("trunc", _BASE), ("question", _BASE)}:
+        what = "unperturbed genuine follow-up rate"
+    elif cell.metric == _ACC:
+        what = "accuracy"
+    else:
+        what = f"{cell.perturbation} {cell.metric}"
+    return cell.model, cell.benchmark, cell.temperature, what
+
+
+def _where(cell: Cell) -> str:
+    return f"{cell.source} ({cell.row}, {cell.column})"
+
+
+def add_notes(cells: list[tuple[Cell, str]]) -> list[Cell]:
+    """The cells with notes on duplicate quantities that disagree and on denominators.
+
+    Args:
+        cells: cells with their printed values.
+    """
+    notes: dict[str, list[str]] = defaultdict(list)
+    by_quantity: dict[tuple, list[Cell]] = defaultdict(list)
+    for cell, _ in cells:
+        key = _quantity(cell)
+        if key is not None:
+            by_quantity[key].append(cell)
+    for (model, bench, t, what), group in by_quantity.items():
+        if len({c.value for c in group}) < 2:
+            continue
+        listed = "; ".join(f"{_where(c)}: {c.value}" for c in group)
+        for c in group:
+            notes[c.id].append(f"The paper gives the {what} of {model} on {bench} at T={t:g} differently: {listed}.")
+    n_of: dict[str, int | None] = {}
+    by_table_bench: dict[tuple[str, str], list[tuple[Cell, str]]] = defaultdict(list)
+    for cell, printed in cells:
+        if cell.unit == "%" and cell.n is not None and cell.benchmark is not None:
+            by_table_bench[(cell.source, cell.benchmark)].append((cell, printed))
+    for (source, bench), printed_group in by_table_bench.items():
+        n_docs = printed_group[0][0].n_docs or 0
+        if all(fits(p, n_docs) for _, p in printed_group):
+            continue
+        n_fit = next((n for n in range(n_docs - 1, int(n_docs * 0.8), -1)
+                      if all(fits(p, n) for _, p in printed_group)), None)
+        for cell, printed in printed_group:
+            n_of[cell.id] = n_fit
+            fitted = f"every {source} rate on {bench} is k/{n_fit}" if n_fit else "no common denominator fits"
+            notes[cell.id].append(f"{printed}% is not k/{n_docs} for any k ({n_docs} documents): {fitted}.")
+    out = []
+    for cell, printed in cells:
+        if cell.n is not None and cell.benchmark is not None and cell.id not in n_of and not fits(printed, cell.n):
+            notes[cell.id].append(f"{printed}% is not k/{cell.n} for any k.")
+            n_of[cell.id] = None
+        out.append(replace(cell, n=n_of.get(cell.id, cell.n), notes=tuple(notes[cell.id])))
+    return out
+
+
+def _label_sums(cells: list[Cell]) -> tuple[str, ...]:
+    sums: dict[str, float] = defaultdict(float)
+    for c in cells:
+        if c.source == "Table 6":
+            sums[c.model] += c.value
+    return tuple(f"Table 6: the printed labels of {fam} sum to {total:.1f}% (plausible_followup and other are not "
+                 "printed)." for fam, total in sums.items())
+
+
+def build(tables_text: str, summary_text: str) -> PaperReference:
+    """The paper reference from the seed texts.
+
+    Args:
+        tables_text: the figures-and-tables text.
+        summary_text: the summary text.
+    """
+    lines = [line.strip() for line in tables_text.splitlines()]
+    raw = [pair for spec in TABLES for pair in table_cells(lines, spec)] + text_cells(summary_text)
+    ids = [c.id for c, _ in raw]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise SeedFormatError(f"duplicate cell ids: {dupes}")
+    cells = add_notes(raw)
+    return PaperReference("gpt-5.4-mini", ("followupeval-v2", "followupeval-v3"), "trace", tuple(cells),
+                          (*REFERENCE_NOTES, *_label_sums(cells)))
+
+
+def render(reference: PaperReference) -> str:
+    """The JSON text of ``cells_v1.json`` (stable: sorted keys, two-space indent).
+
+    Args:
+        reference: the reference.
+    """
+    return json.dumps(reference.to_dict(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: build and write the cells file; exit 2 when the seed text does not parse.
+
+    Args:
+        argv: arguments (default: ``sys.argv[1:]``).
+    """
+    p = argparse.ArgumentParser(prog="python -m uta_tasks.paper.build", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tables", type=Path, default=DEFAULT_TABLES, help="the paper's figures-and-tables text")
+    p.add_argument("--summary", type=Path, default=DEFAULT_SUMMARY, help="the text holding the text-only numbers")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the cells file")
+    args = p.parse_args(argv)
+    try:
+        reference = build(args.tables.read_text(encoding="utf-8"), args.summary.read_text(encoding="utf-8"))
+    except (OSError, SeedFormatError) as exc:
+        print(f"paper cells: {exc}", file=sys.stderr)
+        return 2
+    args.out.write_text(render(reference), encoding="utf-8")
+    print(f"{args.out}: {len(reference.cells)} cells")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

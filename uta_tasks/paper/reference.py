@@ -1,0 +1,201 @@
+"""The reference check: every cell of a run that the paper publishes, with a verdict.
+
+A run's task row matches a published cell when its model is the cell's model (Hugging Face
+id, or the same last name part), and benchmark, perturbation, temperature and metric are the
+cell's. The verdict is
+
+* ``inside``: the paper's value lies in the run's interval (95% Wilson for a rate, paired
+  bootstrap for a difference) widened by the tolerance on both sides;
+* ``outside``: it does not;
+* ``not comparable``: the run was made with other settings than the paper's (judge model,
+  judge prompt version, ``pass2_context``; accuracy cells ignore these, as neither the judge
+  nor pass 2 touches the answer), on another number of documents, or judged nothing; the
+  reason names which.
+
+Table 6 cells are checked per family: label shares pooled over the family's models in the
+runs (unperturbed tasks, T = 0, the five self-generated benchmarks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from uta_tasks.paper.cells import Cell, PaperReference, load_reference
+from uta_tasks.paper.models import family_of, paper_model
+from uta_tasks.report.collect import ReportData, TaskRow
+from uta_tasks.report.pooled import pool
+from uta_tasks.runs import names
+from uta_tasks.runs.provenance import task_provenance
+from uta_tasks.runs.run import TaskRun
+
+Verdict = Literal["inside", "outside", "not comparable"]
+INSIDE: Verdict = "inside"
+OUTSIDE: Verdict = "outside"
+NOT_COMPARABLE: Verdict = "not comparable"
+
+PASS2_CONTEXT = "pass2_context"
+# Records written before pass2_context existed re-rendered [q, a'] through the template.
+PASS2_CONTEXT_BEFORE = "template"
+_RUN_METRICS = {names.GENUINE, names.GENUINE_BASE, names.ACCURACY, names.CHANGED_SHARE}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One published cell against one run.
+
+    Attributes:
+        cell: the published cell (``origin`` ``derived`` for a difference of two cells).
+        run_model: the run's model (or the family, for Table 6).
+        task: the run's task (or ``pooled``).
+        value: the run's value as a share, or None.
+        low: lower end of its interval, or None.
+        high: upper end, or None.
+        method: how the interval was computed.
+        n: units behind the run's value.
+        verdict: ``inside``, ``outside`` or ``not comparable``.
+        reason: why, in words.
+    """
+
+    cell: Cell
+    run_model: str
+    task: str
+    value: float | None
+    low: float | None
+    high: float | None
+    method: str | None
+    n: int | None
+    verdict: Verdict
+    reason: str
+
+
+def pass2_context(task: TaskRun) -> str:
+    """The task's ``pass2_context``: its metadata, else its records, else ``template``.
+
+    Args:
+        task: a task of a run.
+    """
+    meta = task.config.get("metadata") or {}
+    if meta.get(PASS2_CONTEXT):
+        return str(meta[PASS2_CONTEXT])
+    for doc in task.docs or []:
+        for record in doc.records:
+            found = record.get(PASS2_CONTEXT) or (record.get("role_switch") or {}).get(PASS2_CONTEXT)
+            if found:
+                return str(found)
+    return PASS2_CONTEXT_BEFORE
+
+
+def settings_differ(task: TaskRun, ref: PaperReference) -> list[str]:
+    """How a task's judge and pass-2 settings differ from the paper's (empty when they do not).
+
+    Args:
+        task: a task of a run.
+        ref: the paper's settings.
+    """
+    prov = task_provenance(task)
+    out = []
+    if not prov["judged"]:
+        out.append("not judged")
+    judge = str(prov.get("judge_model"))
+    if prov["judged"] and judge != ref.judge_model and not judge.startswith(ref.judge_model + "-20"):
+        out.append(f"judge model {judge}, the paper's {ref.judge_model}")
+    prompt = str(prov.get("prompt_version"))
+    if prov["judged"] and prompt not in ref.judge_prompts:
+        out.append(f"judge prompt {prompt}, not one written to the paper's criteria ({', '.join(ref.judge_prompts)})")
+    context = pass2_context(task)
+    if context != ref.pass2_context:
+        out.append(f"pass2_context {context}, the paper's {ref.pass2_context}")
+    return out
+
+
+def _verdict(paper: float, value: float | None, low: float | None, high: float | None, tolerance: float,
+             reasons: list[str]) -> tuple[Verdict, str]:
+    if reasons:
+        return NOT_COMPARABLE, "; ".join(reasons)
+    if value is None or low is None or high is None:
+        return NOT_COMPARABLE, "the run has no value (nothing judged)"
+    widened = f" widened by {100 * tolerance:g} pp" if tolerance else ""
+    if low - tolerance <= paper <= high + tolerance:
+        return INSIDE, f"the paper's value lies in the run's interval{widened}"
+    side = "below" if paper < low - tolerance else "above"
+    return OUTSIDE, f"the paper's value lies {side} the run's interval{widened}"
+
+
+def _row_check(cell: Cell, row: TaskRow, metric: str, tolerance: float, settings: list[str]) -> Check:
+    task = row.run.tasks[row.task]
+    reasons = list(settings)
+    if cell.n_docs is not None and task.n_docs is not None and task.n_docs != cell.n_docs:
+        reasons.append(f"N: the run has {task.n_docs} documents, the paper {cell.n_docs}")
+    m = row.metric(metric)
+    verdict, reason = _verdict(cell.value / 100.0, m.get("value"), m.get("ci_low"), m.get("ci_high"), tolerance,
+                               reasons)
+    return Check(cell, row.model, row.task, m.get("value"), m.get("ci_low"), m.get("ci_high"), m.get("ci_method"),
+                 m.get("n"), verdict, reason)
+
+
+def _differences(cells: list[Cell]) -> list[Cell]:
+    """Derived cells: perturbed minus base of one source, model, benchmark and temperature."""
+    out = []
+    by_key = {(c.source.split(" (")[0], c.model, c.benchmark, c.perturbation, c.temperature, c.metric): c
+              for c in cells}
+    for (source, model, bench, pert, t, metric), rate in by_key.items():
+        base = by_key.get((source, model, bench, pert, t, names.GENUINE_BASE))
+        if pert == names.PERTURBATION_NONE or metric != names.GENUINE or base is None:
+            continue
+        out.append(replace(rate, id=rate.id.rsplit("/", 1)[0] + "/" + names.GENUINE_DIFF, column=f"{rate.column} - base",
+                           metric=names.GENUINE_DIFF, value=round(rate.value - base.value, 1), origin="derived",
+                           quote=None, notes=(f"{rate.value} - {base.value}: {rate.source} {rate.column} minus "
+                                              f"{base.column}, not printed by the paper.", *base.notes)))
+    return out
+
+
+def _family_checks(data: ReportData, cells: list[Cell], tolerance: float, ref: PaperReference,
+                   families: dict[str, str] | None) -> list[Check]:
+    rows = [r for r in data.rows if r.temperature == 0.0 and r.perturbation == names.PERTURBATION_NONE]
+    out = []
+    for family in dict.fromkeys(family_of(r.model, families) for r in rows):
+        fam_rows = [r for r in rows if family_of(r.model, families) == family]
+        fam_cells = [c for c in cells if c.source == "Table 6" and c.model == family]
+        if not fam_cells:
+            continue
+        reasons = sorted({x for r in fam_rows for x in settings_differ(r.run.tasks[r.task], ref)})
+        docs = sum(r.run.tasks[r.task].n_docs or 0 for r in fam_rows)
+        for cell in fam_cells:
+            extra = [] if docs == cell.n_docs else [f"N: the runs pool {docs} documents, the paper {cell.n_docs}"]
+            p = pool(fam_rows, cell.metric, data.settings.confidence)
+            iv = p.interval
+            verdict, reason = _verdict(cell.value / 100.0, p.value, iv.low if iv else None, iv.high if iv else None,
+                                       tolerance, [*reasons, *extra])
+            out.append(Check(cell, family, "pooled", p.value, iv.low if iv else None, iv.high if iv else None,
+                             iv.method if iv else None, p.n, verdict, reason))
+    return out
+
+
+def check_reference(data: ReportData, tolerance_pp: float = 0.0, families: dict[str, str] | None = None,
+                    ref: PaperReference | None = None) -> list[Check]:
+    """Every published cell the runs measure, with its verdict.
+
+    Args:
+        data: the runs.
+        tolerance_pp: percentage points the interval is widened by on each side.
+        families: ``--family MODEL=FAMILY`` pairs for Table 6.
+        ref: the paper's cells (default: the packaged ``cells_v1.json``).
+    """
+    ref = ref or load_reference()
+    tolerance = tolerance_pp / 100.0
+    cells = [c for c in ref.cells if c.metric in _RUN_METRICS]
+    cells += _differences(cells)
+    out: list[Check] = []
+    for row in data.rows:
+        found = paper_model(row.model)
+        if found is None:
+            continue
+        matched = [c for c in cells if (c.model, c.benchmark, c.perturbation, c.temperature) == (
+            found.model, row.benchmark, row.perturbation, row.temperature) and row.metrics.get(c.metric)]
+        settings = settings_differ(row.run.tasks[row.task], ref) if matched else []
+        # Accuracy scores pass 1's answer: neither the judge nor pass 2 touches it.
+        out += [_row_check(cell, row, cell.metric, tolerance, [] if cell.metric == names.ACCURACY else settings)
+                for cell in matched]
+    out += _family_checks(data, list(ref.cells), tolerance, ref, families)
+    return out
