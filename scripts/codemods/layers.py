@@ -333,11 +333,14 @@ def rewrite_python(path: Path, rel: str, renames: Renames) -> str:
     return rewrite_slashed(rewrite_dotted("".join(lines), renames), renames)
 
 
+SKIP_MARK = "layers-codemod: skip"  # a file holding this line spells the old layout on purpose
+
+
 def python_files(root: Path) -> list[Path]:
     out = []
     for top in PY_ROOTS:
         out += [p for p in (root / top).rglob("*.py") if SELF not in p.relative_to(root).parents]
-    return sorted(set(out))
+    return sorted(p for p in set(out) if SKIP_MARK not in p.read_text())
 
 
 def text_files(root: Path) -> list[Path]:
@@ -469,7 +472,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def sort_imports(root: Path) -> None:
-    command = [sys.executable, "-m", "ruff", "check", "--select", "I", "--fix", "--quiet", *PY_ROOTS[:3], "scripts"]
+    folders = [name for name in (*PY_ROOTS[:3], "scripts") if (root / name).is_dir()]
+    command = [sys.executable, "-m", "ruff", "check", "--select", "I", "--fix", "--quiet", *folders]
     try:
         import ruff  # noqa: F401
     except ImportError:
