@@ -22,7 +22,8 @@ What it does, in order:
    ``mock.patch`` targets and ``python -m uta_tasks.quickstart`` follow).
 3. Rewrites dotted and file paths in the other text files: ``Makefile``, ``pyproject.toml``,
    ``mkdocs.yml``, ``README.md``, ``CONTRIBUTING.md``, ``docs/*.md``, ``examples/*``,
-   ``scripts/*``, ``.ci/*`` and the ``.md`` files under ``tests/`` and ``perf/``.
+   ``scripts/*.sh``, ``.ci/*``, ``.github/**/*.yml``, the jinja2 templates and the ``.md`` files
+   under ``uta_tasks/``, ``tests/`` and ``perf/``.
 4. ``git mv``s the files, writes the ``__init__.py`` of the new packages, removes the
    dissolved ``__init__``.
 5. Writes the import contracts (``.importlinter``), adds ``lint-imports`` to ``make lint``,
@@ -95,7 +96,8 @@ NEW_PACKAGES: dict[str, str] = {
 
 PY_ROOTS = ("uta_tasks", "tests", "perf", "scripts", "examples")
 TEXT_FILES = ("Makefile", "pyproject.toml", "mkdocs.yml", "README.md", "CONTRIBUTING.md")
-TEXT_GLOBS = ("docs/**/*.md", "examples/*", "scripts/*.sh", ".ci/*", "tests/**/*.md", "perf/**/*.md", "*.cfg")
+TEXT_GLOBS = ("docs/**/*.md", "examples/*", "scripts/*.sh", ".ci/*", "tests/**/*.md", "perf/**/*.md", "*.cfg",
+              "uta_tasks/templates/**/*.j2", "uta_tasks/**/*.md", ".github/**/*.yml")
 SELF = Path("scripts/codemods")
 
 IMPORTLINTER = """\
