@@ -42,8 +42,9 @@ def test_join_is_read_from_each_familys_own_template(family):
     assert rendered.endswith("ANSWER" + join.text)
 
 
-def test_phi3_is_not_mistaken_for_glm():
-    assert role_switch.detect(load_tokenizer(template="phi3")) == "sentinel"
+def test_phi3_is_not_mistaken_for_glm_and_its_user_turn_stops_at_end():
+    phi3 = load_tokenizer(template="phi3")
+    assert role_switch.detect(phi3) == "sentinel" and role_switch.build(phi3).stop == ("<|end|>",)
     assert role_switch.detect(load_tokenizer(template="glm")) == "glm4"
 
 

@@ -140,7 +140,10 @@ def _sentinel_end_of_turn(tokenizer: Any, template_args: dict[str, Any]) -> str:
         [{"role": "user", "content": SENTINEL}], add_generation_prompt=False, tokenize=False, **template_args
     )
     tail = text[text.index(SENTINEL) + len(SENTINEL) :].strip()
-    return tail or (getattr(tokenizer, "eos_token", None) or "")
+    eos = getattr(tokenizer, "eos_token", None) or ""
+    if eos and tail.endswith(eos) and tail != eos:  # Phi-3 ends a conversation with EOS after <|end|>
+        tail = tail[: -len(eos)].strip()
+    return tail or eos
 
 
 def build(tokenizer: Any, choice: str = "auto", template_args: dict[str, Any] | None = None) -> RoleSwitch:
