@@ -111,6 +111,22 @@ def display_model(name: str) -> str:
     return Path(name).name if name.startswith(("/", ".", "~")) else name
 
 
+def mode_name(model: str, task_prov: dict[str, Any]) -> str:
+    """The model's series name: with its probe modes when they are not the defaults
+    (``pass2_context``, ``truncate_scope``), so that runs of different modes stay apart and
+    show side by side, as temperatures do.
+
+    Args:
+        model: display name.
+        task_prov: the task's provenance.
+    """
+    from uta_tasks.probe.records import ProbeSpec
+
+    modes = [f"{k}={task_prov[k]}" for k in names.RUN_MODES
+             if task_prov.get(k) is not None and task_prov[k] != getattr(ProbeSpec, k)]
+    return f"{model} [{', '.join(modes)}]" if modes else model
+
+
 def _temperature(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -137,11 +153,12 @@ def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
             for task, row in summary["tasks"].items():
                 if row.get("benchmark") is None:
                     continue
-                temperature = _temperature(prov["tasks"].get(task, {}).get("temperature"))
-                key = (model, temperature, task)
+                task_prov = prov["tasks"].get(task, {})
+                temperature = _temperature(task_prov.get("temperature"))
+                key = (mode_name(model, task_prov), temperature, task)
                 if key in chosen:
                     log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
-                chosen[key] = TaskRow(model, temperature, task, row["benchmark"],
+                chosen[key] = TaskRow(key[0], temperature, task, row["benchmark"],
                                       row.get("perturbation") or names.PERTURBATION_NONE, row["metrics"], run)
     order = {p: i for i, p in enumerate(names.PERTURBATIONS)}
     benches = names.benchmark_order()

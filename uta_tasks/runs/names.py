@@ -99,6 +99,8 @@ META_JUDGE_MODEL = "judge_model"
 META_JUDGE_PROMPT = "judge_prompt"
 META_JUDGE_TEMPERATURE = "judge_temperature"
 JUDGE_OFF = "none"  # the ``judge`` setting that skips judging
+# The probe's modes (issue 17): run dimensions like temperature, never pooled together.
+RUN_MODES = ("pass2_context", "truncate_scope")
 PERTURBATION_NONE = "none"
 PERTURBATIONS = (PERTURBATION_NONE, "trunc", "question")  # in the order tables list them
 TASK_PREFIX = "uta_"
