@@ -25,13 +25,15 @@ class TaskRow:
     """One task of one model at one temperature.
 
     Attributes:
-        model: the model's display name.
+        model: the series name: the model's display name, with its probe modes when they are
+            not the defaults (see :func:`mode_name`).
         temperature: sampling temperature (None when unknown).
         task: task name.
         benchmark: benchmark name.
         perturbation: ``none``, ``trunc`` or ``question``.
         metrics: metric -> estimate dict (see :meth:`uta_tasks.runs.Estimate.to_dict`).
         run: the run it came from (for its samples).
+        model_id: the model's display name alone (no modes): what the paper's cells match.
     """
 
     model: str
@@ -41,6 +43,19 @@ class TaskRow:
     perturbation: str
     metrics: dict[str, dict[str, Any]]
     run: Run
+    model_id: str = ""
+
+    def family(self, overrides: dict[str, str] | None = None) -> str:
+        """The paper's family of the model (Table 6), with the series' probe modes: runs of
+        different modes are never pooled.
+
+        Args:
+            overrides: ``--family MODEL=FAMILY`` pairs.
+        """
+        from uta_tasks.paper.models import family_of
+
+        model_id = self.model_id or self.model
+        return family_of(model_id, overrides) + self.model[len(model_id):]
 
     def metric(self, name: str) -> dict[str, Any]:
         """A metric's estimate dict (all fields None when the task does not report it).
@@ -159,7 +174,7 @@ def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
                 if key in chosen:
                     log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
                 chosen[key] = TaskRow(key[0], temperature, task, row["benchmark"],
-                                      row.get("perturbation") or names.PERTURBATION_NONE, row["metrics"], run)
+                                      row.get("perturbation") or names.PERTURBATION_NONE, row["metrics"], run, model)
     order = {p: i for i, p in enumerate(names.PERTURBATIONS)}
     benches = names.benchmark_order()
     data.rows = sorted(chosen.values(), key=lambda r: (
