@@ -1,8 +1,8 @@
 # uta-tasks: the two commands of the README, and their parts.
 #
 #   make quickstart   fresh CPU machine -> SmolLM2 through lm_eval --model vllm on 3 IFBench tasks
-#   make test         the whole test suite (what CI runs): lint, every test on lm-eval 0.4.13,
-#                     and the fast pipeline tests again on lm-eval 0.5
+#   make test         the whole test suite (what CI runs): lint, every test on lm-eval 0.4.13
+#                     (on 2 xdist workers), and the fast pipeline tests again on lm-eval 0.5
 #
 # The environment lives in $(VENV) (default .venv); scripts/setup_env.sh creates it and
 # is a no-op when nothing changed. Variables: VENV, PYTHON (python3.11),
@@ -20,8 +20,13 @@ FAST_VENV ?= .venv-fast
 LM05_VENV ?= .venv-lm05
 LM05_VERSION ?= 0.5.0.dev1
 FAST_TESTS ?= tests/pipeline tests/probe
+# make test: xdist workers of the main suite (tests/conftest.py keeps the tests of one session
+# model or server in one worker), and where lint and the lm-eval 0.5 run keep their output
+# while they run beside it.
+PYTEST_WORKERS ?= 2
+SIDE_LOG ?= .cache/make-test-side.log
 
-.PHONY: help setup setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint generate quickstart wheel clean distclean
+.PHONY: help setup setup-all setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint generate quickstart wheel clean distclean
 
 help:
 	@echo "make quickstart    run SmolLM2 on uta_ifbench{,_trunc,_question} with a judge (local unless OPENAI_API_KEY)"
@@ -37,6 +42,11 @@ help:
 setup:
 	$(SETUP) packages llama model
 
+# The three environments side by side: pip's downloads and installs overlap each other and
+# the llama-server build.
+setup-all:
+	$(MAKE) --no-print-directory -j3 setup setup-fast setup-lm05
+
 setup-packages:
 	$(SETUP) packages
 
@@ -46,8 +56,18 @@ setup-fast:
 setup-lm05:
 	PYTHON=$(PYTHON) bash scripts/setup_light_env.sh $(LM05_VENV) $(LM05_VERSION)
 
-test: setup lint test-lm05
-	$(VPY) -m pytest $(PYTEST_ARGS)
+# lint and the lm-eval 0.5 run go beside the main suite, which runs on $(PYTEST_WORKERS) xdist
+# workers: the slow tests spend much of their time in one-core work (imports, engine and server
+# start-up, subprocesses), which leaves a core to the rest. Their output is printed, prefixed,
+# when they end; make fails when either side fails.
+test: setup-all
+	@mkdir -p $(dir $(SIDE_LOG)); \
+	( $(MAKE) --no-print-directory lint test-lm05 >$(SIDE_LOG) 2>&1; rc=$$?; \
+	  sed 's/^/[lint+lm05] /' $(SIDE_LOG); echo "[lint+lm05] exit $$rc"; exit $$rc ) & side=$$!; \
+	$(VPY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS); main=$$?; \
+	wait $$side; side=$$?; \
+	if [ $$side -ne 0 ]; then echo "make test: lint or test-lm05 failed (lines marked [lint+lm05])" >&2; exit $$side; fi; \
+	exit $$main
 
 test-fast: setup-fast
 	$(FAST_VENV)/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)
