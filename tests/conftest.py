@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from task_index_once import lm_eval_tasks_indexed_once
 
 # The suite never reaches a data hub: loaders that would try (IFBench's Hub copy) take their
 # packaged or fixture data at once. Tests of the online paths stub it themselves.
@@ -43,6 +44,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = xdist_group(item)
         if group is not None and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _lm_eval_tasks_indexed_once():
+    """lm-eval's own task folder is indexed once per session, not once per TaskManager
+    (tests/task_index_once.py)."""
+    with lm_eval_tasks_indexed_once():
+        yield
 
 
 @pytest.fixture(autouse=True)
