@@ -1,5 +1,4 @@
-"""Shared fixtures: the embedded SmolLM2 model, prepared once per machine; and how the suite
-splits over pytest-xdist workers (``make test`` runs ``pytest -n 2 --dist loadgroup``)."""
+"""Shared fixtures: the embedded SmolLM2 model, prepared once per machine."""
 
 from __future__ import annotations
 
@@ -13,37 +12,6 @@ from task_index_once import lm_eval_tasks_indexed_once
 # packaged or fixture data at once. Tests of the online paths stub it themselves.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-
-
-#: Session fixtures that load a model, start a server or build an environment, and the xdist
-#: group of the tests that use one (directly or through another fixture): those tests run in
-#: one worker, so each fixture is set up once per run.
-SESSION_FIXTURE_GROUPS = {
-    "hf_lm": "session-models",
-    "llama_url": "session-models",
-    "uta_real_run": "session-models",  # takes hf_lm and llama_url at run time
-    "wheel_venv": "wheel-venv",
-}
-
-
-def xdist_group(item: pytest.Item) -> str | None:
-    """The xdist group of a test under ``--dist loadgroup``: the group of the first session
-    fixture it uses; else, for a slow test, its module (its module-scoped fixtures, e.g. a
-    ``vllm serve``, start once); a fast test has none and goes to any worker."""
-    if item.get_closest_marker("slow") is None:
-        return None
-    names = getattr(item, "fixturenames", ())
-    for fixture, group in SESSION_FIXTURE_GROUPS.items():
-        if fixture in names:
-            return group
-    return item.nodeid.split("::", 1)[0]
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        group = xdist_group(item)
-        if group is not None and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session", autouse=True)
