@@ -108,12 +108,11 @@ def test_provenance_names_judge_prompt_and_versions(report):
     assert prov[0][3:8] == ["judge-x", "followupeval-v1", "0", "0.4.13", "4.0.0"]
 
 
-def test_figures_are_written_as_png_and_svg_and_inlined(report):
+def test_figures_are_written_as_svg_and_inlined(report):
     files, _ = report
     assert [f.name for f in files.figures] == ["headline", "labels", "perturbations", "temperature"]
     html = files.html.read_text()
     for fig in files.figures:
-        assert fig.png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert ET.parse(fig.svg).getroot().tag.endswith("svg")
         assert f'id="fig-{fig.name}"' in html
     assert html.count("<svg") == len(files.figures)
@@ -141,7 +140,7 @@ def test_markdown_summary(report):
     files, _ = report
     md = files.markdown.read_text()
     assert "| org/model-a | 0 | 10.0 [2.8, 30.1] | 50.0 |" in md
-    assert "![Label distribution per model](figures/labels.png)" in md
+    assert "![Label distribution per model](figures/labels.svg)" in md
     assert "### Provenance" in md
 
 

@@ -21,7 +21,7 @@ class ReportFiles:
     Attributes:
         html: the self-contained page.
         markdown: the Markdown summary.
-        figures: the figures (PNG and SVG each).
+        figures: the figures (one SVG file each, also inlined in the page).
     """
 
     html: Path
@@ -37,7 +37,7 @@ def build_report(
     max_samples: int = 100,
     settings: EstimateSettings | None = None,
 ) -> ReportFiles:
-    """Write ``report.html``, ``report.md`` and ``figures/*.png|svg`` under ``out_dir``.
+    """Write ``report.html``, ``report.md`` and ``figures/*.svg`` under ``out_dir``.
 
     Args:
         folders: lm-eval output folders (models x temperatures x tasks; samples optional).

@@ -1,4 +1,4 @@
-"""``uta-report``: a self-contained HTML report (plus PNG/SVG figures and Markdown) of one or more runs.
+"""``uta-report``: a self-contained HTML report (plus SVG figures and Markdown) of one or more runs.
 
     uta-report out/run_t0 out/run_t07 --out report/
 """
@@ -34,13 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         files = build_report(args.folders, args.out, title=args.title, max_samples=args.max_samples,
                              settings=EstimateSettings.from_args(args))
-    except (OSError, ValueError, ImportError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"uta-report: {exc}", file=sys.stderr)
         return 2
     print(files.html)
     print(files.markdown)
     for fig in files.figures:
-        print(fig.png)
         print(fig.svg)
     return 0
 

@@ -34,14 +34,14 @@ def render_markdown(data: ReportData, tables: list[Table], figures: list[FigureF
     Args:
         data: the report data.
         tables: tables in page order.
-        figures: saved figures (linked as PNG).
+        figures: saved figures (linked as SVG).
         title: heading.
         figures_dir: path of the figures folder relative to the Markdown file.
     """
     parts = [f"## {title}", "", f"Intervals at {data.settings.confidence:.0%} confidence.", ""]
     parts += [table_markdown(t) for t in tables]
     if figures:
-        parts += ["### Figures", ""] + [f"![{f.title}]({figures_dir}/{f.png.name})" for f in figures] + [""]
+        parts += ["### Figures", ""] + [f"![{f.title}]({figures_dir}/{f.svg.name})" for f in figures] + [""]
     prov = Table("provenance", "Provenance", "Where the numbers come from.", PROVENANCE_HEADERS,
                  provenance_rows(data))
     parts.append(table_markdown(prov))
