@@ -155,12 +155,12 @@ def test_invite_link_opens_the_page_for_its_annotator_only(driver, tmp_path: Pat
     write_run(runs, MODEL_NAME, {"uta_gsm8k_trunc": 4}, judge_meta())
     db_path = tmp_path / "ann.sqlite"
     assert prepare_packet(db_path, [str(runs)], 4, 0, "proportional", ["verdict"]) == 4
+    assert annotate_main(["invite", "alice", "--db", str(db_path)]) == 0
+    secret = capsys.readouterr().out.strip().splitlines()[-1].split("#key=")[1]
     responses: list[tuple[str, str, int, bytes]] = []
     with AnnotationServer(db_path, port=0, require_invites=True,
                           on_response=lambda *entry: responses.append(entry)) as server:
-        assert annotate_main(["invite", "alice", "--db", str(db_path), "--url", server.url]) == 0
-        link = capsys.readouterr().out.strip().splitlines()[-1]
-        secret = link.split("#key=")[1]
+        link = f"{server.url}#key={secret}"
         driver.get(server.url)  # without the link: the login form, and the API refuses a typed name
         from selenium.webdriver.common.by import By
         from selenium.webdriver.common.keys import Keys
@@ -176,8 +176,10 @@ def test_invite_link_opens_the_page_for_its_annotator_only(driver, tmp_path: Pat
         _press(driver, "1", "y")
         _wait(driver, lambda b: _selected(b) == (LABELS[0], "true") and b.find_element(By.ID, "status").text
               == "Saved", "saved through the link")
-        driver.refresh()  # the tab keeps the key: the page comes back for alice
-        _ready_at(driver, 1)
+        driver.refresh()  # the tab keeps the key: the page comes back for alice, with her answer
+        _ready_at(driver, 0)
+        assert _selected(driver) == (LABELS[0], "true")
+        assert "1 answered" in driver.find_element(By.ID, "progress").text
     with AnnotationDB(db_path) as db:
         rows, _ = db.export()
     assert [(r["annotator"], r["label"], r["genuine"]) for r in rows] == [("alice", LABELS[0], True)]
