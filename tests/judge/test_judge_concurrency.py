@@ -234,3 +234,20 @@ def test_waiters_are_served_in_order_and_a_cancelled_waiter_frees_nothing() -> N
         return order, limit.in_flight
 
     assert run(scenario()) == ([0, 2, 3], 0)
+
+
+def test_leaving_slow_start_the_window_falls_to_what_succeeded() -> None:
+    async def scenario() -> tuple[int, float]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(32, 128, clock=clock)
+        backlog = Backlog(limit, 1000)
+        await backlog.round_trip(clock, 0.3)  # 32 in flight all succeed: the window doubles to 64
+        grown = limit.window
+        await settle()
+        limit.release(backlog.granted[-1], OVERLOAD, pause=1.0)  # sent with 64 in flight: rejected
+        backlog.close()
+        return grown, limit.limit
+
+    grown, after = run(scenario())
+    assert grown == 64
+    assert after == pytest.approx(32.0)  # not 64 x 0.9: no request sent above 32 in flight succeeded

@@ -24,7 +24,11 @@ The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency
   by :data:`DECREASE` (as Netflix's AIMD concurrency limiter does by default), at most
   once per round trip (answers to requests sent before the last decrease do not decrease
   it again), never below 1. A gentle factor keeps the window near the endpoint's
-  capacity; the rejected requests cost no retries (see :mod:`.client`).
+  capacity; the rejected requests cost no retries (see :mod:`.client`). The first
+  overload also caps the window at the most requests in flight that a successful request
+  was sent with: slow start may have doubled far past the endpoint's capacity before the
+  first 429 was read (on a busy machine), and would otherwise take many round trips of
+  429s to come down.
 - **Retry-After** is honoured by the request that received it (the client does not send
   it again before then, see :mod:`.client`). When the window is already down to one
   request, no new request starts before it either, so an exhausted endpoint sees one
@@ -64,10 +68,12 @@ class Slot:
     Attributes:
         epoch: Number of decreases when it was granted.
         started: Clock time when it was granted.
+        concurrency: Requests in flight when it was granted, itself included.
     """
 
     epoch: int
     started: float
+    concurrency: int = 1
 
 
 @dataclass
@@ -108,6 +114,7 @@ class AdaptiveLimit:
         self._threshold = math.inf  # slow start until the first overload
         self._ceiling = math.inf  # the last window an overload was answered to
         self._retry_after = 0.0  # the last Retry-After seen (seconds)
+        self._proven = 0  # most requests in flight when one that succeeded was sent
         self._epoch = 0
         self._smoothed: float | None = None
         self._lowest: float | None = None
@@ -149,6 +156,7 @@ class AdaptiveLimit:
         self.in_flight -= 1
         now = self._clock()
         if signal == OK:
+            self._proven = max(self._proven, slot.concurrency)
             self._grow(now - slot.started, busy)
         elif signal == OVERLOAD:
             self._shrink(slot, now, pause)
@@ -183,7 +191,10 @@ class AdaptiveLimit:
             self._retry_after = pause
         if slot.epoch == self._epoch:
             self._ceiling = float(self.window)
-            self.limit = max(float(FLOOR), self.limit * DECREASE)
+            decreased = self.limit * DECREASE
+            if self._threshold == math.inf and self._proven:  # leaving slow start: at most what succeeded
+                decreased = min(decreased, float(self._proven))
+            self.limit = max(float(FLOOR), decreased)
             self._threshold = self.limit
             self._epoch += 1
             self.stats.decreases += 1
@@ -198,7 +209,7 @@ class AdaptiveLimit:
 
     def _grant(self) -> Slot:
         self.in_flight += 1
-        return Slot(self._epoch, self._clock())
+        return Slot(self._epoch, self._clock(), self.in_flight)
 
     def _wake(self) -> None:
         while self._waiters and self._waiters[0].done():
