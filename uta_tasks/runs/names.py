@@ -91,6 +91,11 @@ def benchmark_order() -> list[str]:
     return list(BENCHMARKS)
 
 
+# ---- where a run's verdicts came from (``uta-rejudge`` adds this block to the results JSON) ---
+REJUDGE_KEY = "rejudge"  # {"judge": settings, "date": ..., "source_results": path, "sources": {task: path}}
+VERDICTS_LIVE = "live"  # judged while lm-eval ran
+VERDICTS_REJUDGE = "rejudge"  # judged afterwards by uta-rejudge
+
 # ---- the task config lm-eval dumps (results["configs"][task]) ----------------------------
 META_BENCHMARK = "uta_benchmark"
 META_PERTURBATION = "uta_perturbation"

@@ -114,6 +114,20 @@ def model_name(results: dict[str, Any]) -> str:
     return match.group(1) if match else str((results.get("config") or {}).get("model") or "unknown model")
 
 
+def verdicts_source(results: dict[str, Any]) -> dict[str, Any]:
+    """Where a run's verdicts came from: ``{"source": "live"}``, or ``{"source": "rejudge", "judge": {...},
+    "date": ..., "source_results": path}`` for a folder written by ``uta-rejudge``.
+
+    Args:
+        results: the results JSON.
+    """
+    block = results.get(names.REJUDGE_KEY)
+    if not isinstance(block, dict):
+        return {"source": names.VERDICTS_LIVE}
+    return {"source": names.VERDICTS_REJUDGE, "judge": block.get("judge"), "date": block.get("date"),
+            "source_results": block.get("source_results")}
+
+
 def run_provenance(run: Run) -> dict[str, Any]:
     """Provenance of a whole run: model, versions, and per-task judge and sampling settings.
 
@@ -135,6 +149,7 @@ def run_provenance(run: Run) -> dict[str, Any]:
         "git_hash": results.get("git_hash"),
         "date": results.get("date"),
         "results_file": run.files.results.name,
+        "verdicts": verdicts_source(results),
         "samples_logged": run.has_samples,
         "judge_model": _one({_hashable(p["judge_model"]) for p in tasks.values()}),
         "prompt_version": _one({_hashable(p["prompt_version"]) for p in tasks.values()}),
