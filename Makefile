@@ -1,8 +1,8 @@
 # uta-tasks: the two commands of the README, and their parts.
 #
 #   make quickstart   fresh CPU machine -> SmolLM2 through lm_eval --model vllm on 3 IFBench tasks
-#   make test         the whole test suite (what CI runs): lint, every test on lm-eval 0.4.13,
-#                     and the fast pipeline tests again on lm-eval 0.5
+#   make test         the whole test suite (what CI runs): lint, every test on lm-eval 0.4.13
+#                     (slow and fast tests side by side), and the fast pipeline tests again on lm-eval 0.5
 #
 # The environment lives in $(VENV) (default .venv); scripts/setup_env.sh creates it and
 # is a no-op when nothing changed. Variables: VENV, PYTHON (python3.11),
@@ -20,8 +20,13 @@ FAST_VENV ?= .venv-fast
 LM05_VENV ?= .venv-lm05
 LM05_VERSION ?= 0.5.0.dev1
 FAST_TESTS ?= tests/pipeline tests/probe
+# make test: where the side checks (lint + lm-eval 0.5, and the fast tests) keep their output
+# while they run beside the slow tests.
+SIDE_LOG ?= .cache/make-test-side.log
+FAST_LOG ?= .cache/make-test-fast.log
+SLOW_LOG ?= .cache/make-test-slow.log
 
-.PHONY: help setup setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint docs generate quickstart wheel clean distclean
+.PHONY: help setup setup-all setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint docs generate quickstart wheel clean distclean
 
 help:
 	@echo "make quickstart    run SmolLM2 on uta_ifbench{,_trunc,_question} with a judge (local unless OPENAI_API_KEY)"
@@ -38,6 +43,11 @@ help:
 setup:
 	$(SETUP) packages llama model
 
+# The three environments side by side: pip's downloads and installs overlap each other and
+# the llama-server build.
+setup-all:
+	$(MAKE) --no-print-directory -j3 setup setup-fast setup-lm05
+
 setup-packages:
 	$(SETUP) packages
 
@@ -47,8 +57,29 @@ setup-fast:
 setup-lm05:
 	PYTHON=$(PYTHON) bash scripts/setup_light_env.sh $(LM05_VENV) $(LM05_VERSION)
 
-test: setup lint docs test-lm05
-	$(VPY) -m pytest $(PYTEST_ARGS)
+# Three things side by side, so that both cores work: the slow tests (one pytest process, so
+# each session model and server is loaded or started once), the fast tests (a second pytest
+# process), and lint + the manual's strict build + the lm-eval 0.5 run. The side outputs are printed, each line prefixed,
+# when they end. make fails when any of the three fails; "no tests collected" (5) in one
+# pytest half is fine when the other half ran (PYTEST_ARGS selecting only fast tests, say).
+test: setup-all
+	@mkdir -p $(dir $(SIDE_LOG)) $(dir $(FAST_LOG)); \
+	( $(MAKE) --no-print-directory lint docs test-lm05 >$(SIDE_LOG) 2>&1; rc=$$?; \
+	  sed 's/^/[lint+docs+lm05] /' $(SIDE_LOG); echo "[lint+docs+lm05] exit $$rc"; exit $$rc ) & side=$$!; \
+	( $(VPY) -m pytest -m "not slow" -p no:cacheprovider $(PYTEST_ARGS) >$(FAST_LOG) 2>&1; rc=$$?; \
+	  sed 's/^/[fast] /' $(FAST_LOG); echo "[fast] exit $$rc"; exit $$rc ) & fast=$$!; \
+	{ $(VPY) -m pytest -m slow $(PYTEST_ARGS); echo $$? >$(SLOW_LOG).rc; } | tee $(SLOW_LOG); slow=$$(cat $(SLOW_LOG).rc); \
+	wait $$fast; fast=$$?; wait $$side; side=$$?; \
+	echo "make test: slow tests exit $$slow, fast tests exit $$fast, lint + docs + lm-eval 0.5 exit $$side" >&2; \
+	totals=$$(grep -hE '(passed|failed|errors?)(,.*)? in [0-9.]+s' $(SLOW_LOG) $(FAST_LOG) $(SIDE_LOG) | \
+	  awk '{for (i = 2; i <= NF; i++) {w = $$i; sub(/[,=]+$$/, "", w); if (w == "passed") p += $$(i-1); \
+	  if (w == "failed" || w == "error" || w == "errors") f += $$(i-1)}} END {print p + 0 " passed, " f + 0 " failed"}'); \
+	echo "tests: $$totals"; \
+	if [ $$side -ne 0 ]; then exit $$side; fi; \
+	if [ $$slow -eq 5 ] && [ $$fast -eq 0 ]; then exit 0; fi; \
+	if [ $$fast -eq 5 ] && [ $$slow -eq 0 ]; then exit 0; fi; \
+	if [ $$slow -ne 0 ]; then exit $$slow; fi; \
+	exit $$fast
 
 test-fast: setup-fast
 	$(FAST_VENV)/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)

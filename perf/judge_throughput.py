@@ -13,7 +13,9 @@ In one process, on distinct items of the same shape (no judge cache), it runs:
 - ``adaptive``: the default settings (start 8, cap 64).
 
 It prints, per run: seconds, verdicts/s (judged items per second: a lost verdict does
-not count), that divided by K / latency (goal >= 0.8 for the adaptive window), the 429s
+not count), that divided by K / latency (goal >= 0.85 for the adaptive window in every
+round, on an idle machine; ``fixed 64`` shows what the client reaches by brute force on
+this machine, so a loaded machine lowers both), the 429s
 the server sent, the verdicts lost (goal 0), calls and the peak window. The machine's
 load average is printed too: the client and the double share its cores, so other
 processes lower every figure. Run from the repository root::

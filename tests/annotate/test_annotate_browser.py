@@ -144,3 +144,44 @@ def test_keyboard_annotation_persists_and_nothing_blinded_reaches_the_browser(
     keep = Path(__file__).resolve().parents[2] / "out" / "annotate-screenshot.png"
     keep.parent.mkdir(exist_ok=True)
     shutil.copyfile(screenshot, keep)  # out/ is git-ignored: look at it after the run
+
+
+def test_invite_link_opens_the_page_for_its_annotator_only(driver, tmp_path: Path, judge_meta, capsys) -> None:
+    """A server with invites forced on (on 127.0.0.1): the invite link opens alice's page, her
+    answer is saved under her name, and the secret leaves the address bar and never goes out in a URL."""
+    from uta_tasks.annotate.cli import main as annotate_main
+
+    runs = tmp_path / "runs"
+    write_run(runs, MODEL_NAME, {"uta_gsm8k_trunc": 4}, judge_meta())
+    db_path = tmp_path / "ann.sqlite"
+    assert prepare_packet(db_path, [str(runs)], 4, 0, "proportional", ["verdict"]) == 4
+    assert annotate_main(["invite", "alice", "--db", str(db_path)]) == 0
+    secret = capsys.readouterr().out.strip().splitlines()[-1].split("#key=")[1]
+    responses: list[tuple[str, str, int, bytes]] = []
+    with AnnotationServer(db_path, port=0, require_invites=True,
+                          on_response=lambda *entry: responses.append(entry)) as server:
+        link = f"{server.url}#key={secret}"
+        driver.get(server.url)  # without the link: the login form, and the API refuses a typed name
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
+
+        _wait(driver, lambda b: b.find_element(By.ID, "annotator-name"), "login form").send_keys("alice", Keys.ENTER)
+        _wait(driver, lambda b: b.execute_script("return document.body.dataset.state") == "error", "refused")
+        assert "personal link" in driver.find_element(By.ID, "status").text
+
+        driver.get(link)
+        _ready_at(driver, 0)
+        assert secret not in driver.current_url
+        assert driver.find_element(By.ID, "progress").text.startswith("alice · item 1 of 4")
+        _press(driver, "1", "y")
+        _wait(driver, lambda b: _selected(b) == (LABELS[0], "true") and b.find_element(By.ID, "status").text
+              == "Saved", "saved through the link")
+        driver.refresh()  # the tab keeps the key: the page comes back for alice, with her answer
+        _ready_at(driver, 0)
+        assert _selected(driver) == (LABELS[0], "true")
+        assert "1 answered" in driver.find_element(By.ID, "progress").text
+    with AnnotationDB(db_path) as db:
+        rows, _ = db.export()
+    assert [(r["annotator"], r["label"], r["genuine"]) for r in rows] == [("alice", LABELS[0], True)]
+    assert all(secret not in path for _, path, _, _ in responses)
+    assert {status for method, path, status, _ in responses if path.startswith("/api/")} >= {200, 401}

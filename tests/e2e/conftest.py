@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
+
+from real_run import uta_real_run  # noqa: E402,F401  (the shared session fixture: one live judged run)
 
 
 @pytest.fixture()

@@ -76,7 +76,9 @@ def test_truncation_removes_exact_token_count(lm, smollm2_tokenizer):
         ids = tok(r["a"], add_special_tokens=False)["input_ids"]
         n = len(ids)
         removed = min(n, max(25, math.ceil(0.25 * n)))
-        assert r["truncation"] == {"n_tokens": n, "removed_tokens": removed, "emptied": removed == n}
+        assert r["truncation"] == {"scope": "response", "n_tokens": n, "removed_tokens": removed,
+                                   "emptied": removed == n}
+        assert r["pass2_prompt"] == r["pass1_prompt"] + r["a_prime"] + "<|im_end|>\n<|im_start|>user\n"  # the trace
         assert r["a_prime"] == tok.decode(ids[: n - removed])
         assert r["a"].startswith(r["a_prime"])
         assert r["pass2_prompt"].endswith(f"<|im_start|>assistant\n{r['a_prime']}<|im_end|>\n<|im_start|>user\n")

@@ -172,6 +172,9 @@ def test_regression_without_samples_uses_newcombe(make, rules, tmp_path):
      "mismatched judge_model for 'uta_gsm8k': candidate 'judge-x' vs baseline 'judge-other'"),
     ("prompt_version", {"prompt_version": "followupeval-v2"}, "mismatched prompt_version"),
     ("temperature", {"temperature": 0.7}, "mismatched temperature for 'uta_gsm8k': candidate 0.0 vs baseline 0.7"),
+    ("pass2_context", {"pass2_context": "template"},
+     "mismatched pass2_context for 'uta_gsm8k': candidate 'trace' vs baseline 'template'"),
+    ("truncate_scope", {"truncate_scope": "final_answer"}, "mismatched truncate_scope"),
 ])
 def test_mismatched_settings_between_candidate_and_baseline_exit_2(make, rules, field, base_kwargs, cause):
     base = make("base", **base_kwargs)
@@ -180,7 +183,8 @@ def test_mismatched_settings_between_candidate_and_baseline_exit_2(make, rules, 
     assert result.exit_code == 2
     assert cause in result.results[0].note
     allowed = rules({"task": "uta_gsm8k", "metric": "genuine_followup", "max_drop": 0.05},
-                    same=[k for k in ("judge_model", "prompt_version", "temperature") if k != field])
+                    same=[k for k in ("judge_model", "prompt_version", "temperature", "pass2_context",
+                                      "truncate_scope") if k != field])
     assert run_gate(make("cand2"), allowed, base).exit_code == 0
 
 

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wheel_env import WheelVenv, make_wheel_venv  # noqa: E402
+from wheel_env import WheelVenv, make_wheel_venv, plain_install_guard  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -20,3 +20,13 @@ def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> WheelVenv:
     Use ``wheel_venv.run("python", "-m", "lm_eval", ...)`` or ``wheel_venv.python``.
     """
     return make_wheel_venv(tmp_path_factory.mktemp("wheel_venv"))
+
+
+@pytest.fixture(scope="session")
+def plain_wheel_venv(wheel_venv: WheelVenv, tmp_path_factory: pytest.TempPathFactory) -> WheelVenv:
+    """Like ``wheel_venv`` (same wheel), but as after a plain ``pip install uta-tasks``: every
+    shared package outside the wheel's core dependencies (extras, test tools, torch) cannot be imported."""
+    venv = make_wheel_venv(tmp_path_factory.mktemp("plain_wheel_venv"), wheel=wheel_venv.wheel)
+    blocked = plain_install_guard(venv.site_packages, venv.wheel)
+    assert {"matplotlib", "torch", "selenium", "pytest"} <= set(blocked), blocked
+    return venv

@@ -15,6 +15,9 @@ pytestmark = pytest.mark.slow
 LIMIT = 20
 META = json.dumps({"judge": "none", "ifbench_unverifiable": "drop", "user_max_gen_toks": 24})
 VLLM_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_NO_USAGE_STATS": "1"}
+# enforce_eager as in the quickstart and tests/scale: no torch.compile of the model on the CPU
+# at each engine start (what is checked here is the wheel's commands and the truncation).
+VLLM_ARGS = "max_model_len=2048,dtype=float32,enforce_eager=True"
 
 
 @pytest.fixture(autouse=True)
@@ -49,13 +52,13 @@ def test_lm_eval_vllm_with_include_path(wheel_venv, smollm2_dir, smollm2_tokeniz
     include = wheel_venv.run("python", "-m", "uta_tasks").stdout.strip()
     assert str(wheel_venv.site_packages) in include
     _run(wheel_venv, ["python", "-m", "lm_eval", "--model", "vllm", "--include_path", include],
-         f"pretrained={smollm2_dir},max_model_len=2048,dtype=float32", tmp_path, [])
+         f"pretrained={smollm2_dir},{VLLM_ARGS}", tmp_path, [])
     _check_truncation(tmp_path, smollm2_tokenizer)
 
 
 def test_uta_eval_vllm_without_include_flag(wheel_venv, smollm2_dir, smollm2_tokenizer, tmp_path):
     _run(wheel_venv, ["uta-eval", "--model", "vllm"],
-         f"pretrained={smollm2_dir},max_model_len=2048,dtype=float32", tmp_path, [])
+         f"pretrained={smollm2_dir},{VLLM_ARGS}", tmp_path, [])
     _check_truncation(tmp_path, smollm2_tokenizer)
 
 

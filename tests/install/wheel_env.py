@@ -87,13 +87,14 @@ def build_wheel(out_dir: Path) -> Path:
     return wheels[0]
 
 
-def make_wheel_venv(out_dir: Path) -> WheelVenv:
-    """Build the wheel and install it, non-editable, into a new venv under ``out_dir``.
+def make_wheel_venv(out_dir: Path, wheel: Path | None = None) -> WheelVenv:
+    """Build the wheel (unless given) and install it, non-editable, into a new venv under ``out_dir``.
 
     Args:
         out_dir: scratch directory (a pytest ``tmp_path_factory`` directory).
+        wheel: an already built wheel to install.
     """
-    wheel = build_wheel(out_dir)
+    wheel = wheel or build_wheel(out_dir)
     root = out_dir / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
     python = root / "bin" / "python"
@@ -112,3 +113,94 @@ def make_wheel_venv(out_dir: Path) -> WheelVenv:
         check=True, capture_output=True, text=True, timeout=300,
     )
     return WheelVenv(root=root, python=python, bin=root / "bin", wheel=wheel, site_packages=site_packages)
+
+
+def _dist_top_levels(dist) -> set[str]:
+    """The top-level import names a distribution installs (``top_level.txt``, else its file list)."""
+    text = dist.read_text("top_level.txt")
+    if text:
+        return {line.strip() for line in text.splitlines() if line.strip()}
+    names = set()
+    for file in dist.files or []:
+        parts = file.parts
+        if not parts or parts[0].endswith((".dist-info", ".egg-info", ".pth")) or parts[0] in ("..", "bin"):
+            continue
+        top = parts[0]
+        names.add(top[:-3] if top.endswith(".py") else top.split(".")[0] if top.endswith(".so") else top)
+    return names
+
+
+def core_closure(requirements: list[str]) -> set[str]:
+    """Normalised names of the distributions a plain ``pip install`` of these requirements pulls in
+    (markers evaluated without extras, except the extras a requirement itself asks for).
+
+    Args:
+        requirements: ``Requires-Dist`` lines of the wheel.
+    """
+    import importlib.metadata as md
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[str] = set()
+    todo: list[tuple[str, frozenset[str]]] = [(r, frozenset()) for r in requirements]
+    while todo:
+        text, extras = todo.pop()
+        req = Requirement(text)
+        if req.marker is not None and not any(req.marker.evaluate({"extra": e}) for e in (extras or {""})):
+            continue
+        name = canonicalize_name(req.name)
+        key = f"{name}[{','.join(sorted(req.extras))}]"
+        if key in seen:
+            continue
+        seen.add(key)
+        seen.add(name)
+        try:
+            dist = md.distribution(name)
+        except md.PackageNotFoundError:
+            continue
+        todo.extend((child, frozenset(req.extras)) for child in dist.requires or [])
+    return {s for s in seen if "[" not in s}
+
+
+def plain_install_guard(site_packages: Path, wheel: Path) -> list[str]:
+    """Make the fresh venv behave like a plain ``pip install uta-tasks`` (no extras): importing any
+    top-level module of a shared distribution outside the wheel's core dependency closure raises
+    ImportError, as it would on a machine that never installed it. Returns the blocked names.
+
+    Args:
+        site_packages: the fresh venv's site-packages.
+        wheel: the installed wheel (its ``Requires-Dist`` lines give the closure).
+    """
+    import importlib.metadata as md
+    import zipfile
+    from email.parser import Parser
+
+    from packaging.utils import canonicalize_name
+
+    with zipfile.ZipFile(wheel) as archive:
+        meta_name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = Parser().parsestr(archive.read(meta_name).decode("utf-8"))
+    allowed = core_closure(metadata.get_all("Requires-Dist") or []) | {"uta-tasks", "pip", "setuptools"}
+    allowed_modules: set[str] = set()
+    blocked: set[str] = set()
+    for dist in md.distributions():
+        name = canonicalize_name(dist.metadata["Name"] or "")
+        (allowed_modules if name in allowed else blocked).update(_dist_top_levels(dist))
+    blocked -= allowed_modules | set(sys.stdlib_module_names) | {"uta_tasks", "_uta_plain_guard"}
+    guard = site_packages / "_uta_plain_guard.py"
+    guard.write_text(  # the path finder, minus the blocked names: find_spec() says "absent" as it would
+        "import sys\n"
+        "from importlib.machinery import PathFinder\n"
+        f"BLOCKED = frozenset({sorted(blocked)!r})\n"
+        "class PlainInstallFinder(PathFinder):\n"
+        "    @classmethod\n"
+        "    def find_spec(cls, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] in BLOCKED:\n"
+        "            return None\n"
+        "        return super().find_spec(name, path, target)\n"
+        "sys.meta_path[:] = [PlainInstallFinder if f is PathFinder else f for f in sys.meta_path]\n",
+        encoding="utf-8",
+    )
+    (site_packages / "_uta_plain_guard.pth").write_text("import _uta_plain_guard\n", encoding="utf-8")
+    return sorted(blocked)

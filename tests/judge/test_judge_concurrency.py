@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from uta_tasks.judge.concurrency import DECREASE, OK, OTHER, OVERLOAD, AdaptiveLimit, Slot
+from uta_tasks.judge.concurrency import DECREASE, OK, OTHER, OVERLOAD, PLATEAU, AdaptiveLimit, Slot
 
 
 class FakeClock:
@@ -75,7 +75,7 @@ def test_slow_start_doubles_the_window_per_round_trip_while_busy() -> None:
 
 
 def test_overload_shrinks_multiplicatively_once_per_round_trip_then_growth_is_additive() -> None:
-    async def scenario() -> tuple[float, float, float, float]:
+    async def scenario() -> tuple[float, float, float, float, float]:
         clock = FakeClock()
         limit = AdaptiveLimit(20, 64, clock=clock)
         slots = await fill(limit)
@@ -90,17 +90,61 @@ def test_overload_shrinks_multiplicatively_once_per_round_trip_then_growth_is_ad
         clock.now += 0.05
         limit.release(late, OVERLOAD, pause=1.0)  # sent after it: decreases again
         after_next_round = limit.limit
-        before = limit.limit
         backlog = Backlog(limit, 500)
         await backlog.round_trip(clock, 0.3)
+        recovered = limit.limit
+        await backlog.round_trip(clock, 0.3)
         backlog.close()
-        return after_first, after_same_round, after_next_round, limit.limit - before
+        return after_first, after_same_round, after_next_round, recovered, limit.limit - recovered
 
-    first, same_round, next_round, growth = run(scenario())
+    first, same_round, next_round, recovered, plateau_growth = run(scenario())
     assert first == pytest.approx(20 * DECREASE)
     assert same_round == first
     assert next_round == pytest.approx(20 * DECREASE * DECREASE)
-    assert growth == pytest.approx(1.0, abs=0.1)  # one per window of successes, not one per success
+    # Back up at RECOVERY per window of successes, up to half a request below the last
+    # rejected window (18): the window is 17 again, not 18.
+    assert 17.5 <= recovered < 17.6
+    # Then one per PLATEAU windows: additive, and much slower than one per success.
+    assert plateau_growth == pytest.approx(1 / PLATEAU, rel=0.2)
+
+
+def test_window_stays_below_the_rejected_one_for_several_round_trips() -> None:
+    async def scenario() -> list[int]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(33, 64, clock=clock)
+        limit.release(await limit.acquire(), OVERLOAD, pause=1.0)  # 33 rejected -> 29.7
+        backlog = Backlog(limit, 5000)
+        windows = []
+        for _ in range(8):
+            await backlog.round_trip(clock, 0.3)
+            windows.append(limit.window)
+        backlog.close()
+        return windows
+
+    windows = run(scenario())
+    assert windows[:2] == [31, 32]  # two per round trip while below the last rejected window
+    assert windows[2:5] == [32] * 3  # then it holds at 32 for PLATEAU / 2 round trips ...
+    assert windows[-1] == 33  # ... before it probes 33 again (the endpoint may have grown)
+
+
+def test_no_growth_when_the_queue_would_not_outlast_a_retry_after() -> None:
+    async def scenario() -> tuple[float, float]:
+        out = []
+        for backlog_size in (60, 400):
+            clock = FakeClock()
+            limit = AdaptiveLimit(20, 64, clock=clock)
+            limit.release(await limit.acquire(), OVERLOAD, pause=1.0)  # 20 -> 18, Retry-After 1 s
+            backlog = Backlog(limit, backlog_size)
+            await backlog.round_trip(clock, 0.3)
+            before = limit.limit
+            await backlog.round_trip(clock, 0.3)
+            out.append(limit.limit - before)
+            backlog.close()
+        return out[0], out[1]
+
+    short, long = run(scenario())
+    assert short == 0.0  # ~40 waiting < 18 x (1 s / 0.3 s): a rejected probe would end the run late
+    assert long > 0.0
 
 
 def test_window_never_passes_the_cap_nor_falls_below_one() -> None:
@@ -190,3 +234,20 @@ def test_waiters_are_served_in_order_and_a_cancelled_waiter_frees_nothing() -> N
         return order, limit.in_flight
 
     assert run(scenario()) == ([0, 2, 3], 0)
+
+
+def test_leaving_slow_start_the_window_falls_to_what_succeeded() -> None:
+    async def scenario() -> tuple[int, float]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(32, 128, clock=clock)
+        backlog = Backlog(limit, 1000)
+        await backlog.round_trip(clock, 0.3)  # 32 in flight all succeed: the window doubles to 64
+        grown = limit.window
+        await settle()
+        limit.release(backlog.granted[-1], OVERLOAD, pause=1.0)  # sent with 64 in flight: rejected
+        backlog.close()
+        return grown, limit.limit
+
+    grown, after = run(scenario())
+    assert grown == 64
+    assert after == pytest.approx(32.0)  # not 64 x 0.9: no request sent above 32 in flight succeeded

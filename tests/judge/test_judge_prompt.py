@@ -1,5 +1,5 @@
 """The judge prompt: versioned, StrictUndefined, and u is data inside unbreakable markers.
-Every released version is checked; v2, the paper's criterion, is the default."""
+Every released version is checked; v3, the paper clause by clause, is the default."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from uta_tasks.judge import JudgeConfigError, JudgeItem, JudgeSettings
 from uta_tasks.judge.labels import LABELS
 from uta_tasks.judge.prompt import TEMPLATES_DIR, delimiter_tag, load_template
 
-VERSIONS = ["followupeval-v1", "followupeval-v2"]
+VERSIONS = ["followupeval-v1", "followupeval-v2", "followupeval-v3"]
+
+V2_SHA256 = "8d4993eb3179fe88946423d470c5da873ba9d4a1fb67d4ea4c2b87deef5cec09"
 
 Q = "Natalia sold 48 clips in April and half as many in May. How many in total?"
 A = "In May she sold 48 / 2 = 24 clips, so 48 + 24 = 72 clips in total."
@@ -137,12 +139,36 @@ def _label_line(system: str, label: str) -> str:
     return line
 
 
-def test_v2_is_the_default_and_v1_stays_selectable() -> None:
+def test_v3_is_the_default_and_v1_v2_stay_selectable() -> None:
     default = JudgeSettings.from_metadata({"judge_cache": "none"}, environ={})
-    assert default.prompt == "followupeval-v2" and load_template(default.prompt).version == "followupeval-v2"
-    chosen = JudgeSettings.from_metadata({"judge_prompt": "followupeval-v1"}, environ={})
-    assert load_template(chosen.prompt).version == "followupeval-v1"
-    assert load_template("followupeval-v1").sha != load_template("followupeval-v2").sha
+    assert default.prompt == "followupeval-v3" and load_template(default.prompt).version == "followupeval-v3"
+    for older in ("followupeval-v1", "followupeval-v2"):
+        chosen = JudgeSettings.from_metadata({"judge_prompt": older}, environ={})
+        assert load_template(chosen.prompt).version == older
+        assert load_template(older).sha != load_template("followupeval-v3").sha
+
+
+def test_v2_is_never_edited() -> None:
+    import hashlib
+
+    digest = hashlib.sha256((TEMPLATES_DIR / "followupeval-v2" / "system.j2").read_bytes()).hexdigest()
+    assert digest == V2_SHA256
+
+
+def test_v3_settles_v2s_two_unsourced_clauses_against_the_paper() -> None:
+    v2 = load_template("followupeval-v2").system.render()
+    v3 = load_template("followupeval-v3").system.render()
+    # 1. previous_turn_restate is the paper's "verbatim" restatement, not "a close rewording".
+    assert "close rewording" in _label_line(v2, "previous_turn_restate")
+    assert "verbatim or nearly verbatim" in _label_line(v3, "previous_turn_restate")
+    assert "rewording" not in _label_line(v3, "previous_turn_restate")
+    assert "clearly different words" in _label_line(v3, "other")
+    # 2. "starts working on it" goes; the line is drawn by voice, from the paper's own words.
+    assert "starts working on it" in v2 and "starts working on it" not in v3
+    assert "providing the missing information" in v3  # the summary's truncation sentence
+    assert "grounded sub-problem continuation" in v3  # App. C's examples
+    assert "chain-of-thought continuations" in _label_line(v3, "assistant_turn_restate")
+    assert "<|channel|>analysis<|message|>" in _label_line(v3, "assistant_turn_restate")
 
 
 def test_v1_is_never_edited() -> None:

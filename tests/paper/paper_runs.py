@@ -26,9 +26,10 @@ def trunc_docs(k_trunc: int, k_full: int, n: int) -> list[Doc]:
 def write_paper_run(out: Path, model: str, tasks: dict[str, list[Doc]], *, judge: str = PAPER_JUDGE,
                     prompt: str = PAPER_PROMPT, pass2_context: str | None = "trace",
                     temperature: float = 0.0) -> Path:
-    """Write the run and record its ``pass2_context`` in each task's metadata (as ``--metadata`` does)."""
+    """Write the run and record its ``pass2_context`` in each task's metadata (as ``--metadata`` does) and
+    in its records; ``None`` writes neither, as a run from before the setting existed."""
     path = write_run(out, RunSpec(tasks, model=model, judge_model=judge, prompt_version=prompt,
-                                  temperature=temperature))
+                                  temperature=temperature, pass2_context=pass2_context))
     if pass2_context is not None:
         results = json.loads(path.read_text())
         for config in results["configs"].values():

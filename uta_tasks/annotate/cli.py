@@ -3,11 +3,15 @@
     uta-annotate serve OUTPUT_DIR [...] --db annotations.sqlite --n 200 --seed 0
     uta-annotate serve --db annotations.sqlite            # reopen: resumes every annotator
     uta-annotate export --db annotations.sqlite --output human.jsonl
+    uta-annotate invite alice --db annotations.sqlite --url http://annot.lab:8765/   # prints alice's link
+    uta-annotate serve --db annotations.sqlite --host 0.0.0.0   # needs invites: each link acts for its name
 
 ``serve`` draws the packet from the saved samples the first time (see
 :mod:`.packet`), then serves it on http://127.0.0.1:8765/ until Ctrl-C. ``export``
 writes one JSON line per complete answer: ``{"item_id", "annotator", "label",
-"genuine"}``, the input of ``uta-agreement``.
+"genuine"}``, the input of ``uta-agreement``. ``invite`` issues an annotator's personal
+link (see :mod:`.access`): a server listening beyond 127.0.0.1 serves items and takes answers
+only through such links, and refuses to start before anyone is invited.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import access
 from .db import AnnotationDB, AnnotationError
 from .packet import ALLOCATIONS, ANNOTATED_KINDS, draw_hard_packet, draw_packet
 from .server import DEFAULT_HOST, DEFAULT_PORT, AnnotationServer
@@ -46,6 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="user turns to sample: verdict (u after a') and/or verdict_ref (u after a)")
     serve.add_argument("--host", default=DEFAULT_HOST, help="interface (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    serve.add_argument("--require-invites", action="store_true",
+                       help="demand an invite link even on 127.0.0.1 (always demanded beyond it)")
+    invite = commands.add_parser("invite", help="issue an annotator's personal link (replaces an earlier one)")
+    invite.add_argument("name", help="the annotator's name (1-64 letters, digits, space, '_', '.', '-')")
+    invite.add_argument("--db", type=Path, required=True, help="annotation database")
+    invite.add_argument("--url", default=f"http://{DEFAULT_HOST}:{DEFAULT_PORT}/",
+                        help="the server's address as the annotator reaches it (default %(default)s)")
     export = commands.add_parser("export", help="write the complete answers as JSONL")
     export.add_argument("--db", type=Path, required=True, help="annotation database")
     export.add_argument("--output", type=Path, required=True, help="JSONL file to write")
@@ -145,12 +157,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             count = export(args.db, args.output, args.annotator)
             print(f"wrote {count} answer(s) to {args.output}")
             return 0
+        if args.command == "invite":
+            with AnnotationDB(args.db) as db:
+                secret = access.invite(db, args.name)
+            print(f"{args.name.strip()}'s link (share it with them only; inviting again replaces it):")
+            print(access.invite_link(args.url, secret))
+            return 0
         kinds = [kind.strip() for kind in args.kinds.split(",") if kind.strip()]
         size = prepare_packet(args.db, args.paths, args.n, args.seed, args.allocation, kinds, args.hard_against)
-        server = AnnotationServer(args.db, host=args.host, port=args.port)
+        server = AnnotationServer(args.db, host=args.host, port=args.port, require_invites=args.require_invites)
     except (AnnotationError, FileNotFoundError, ValueError, OSError) as exc:
         raise SystemExit(f"uta-annotate: {exc}") from None
-    print(f"annotating {size} item(s) from {args.db}: open {server.url} (Ctrl-C to stop; answers are saved at once)")
+    where = "each annotator opens their invite link" if server.require_invites else f"open {server.url}"
+    print(f"annotating {size} item(s) from {args.db} on {server.url}: {where} (Ctrl-C to stop; answers are saved "
+          "at once)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

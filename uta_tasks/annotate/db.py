@@ -8,6 +8,8 @@ Tables:
   server never reads this table.
 - ``annotations``: one row per (annotator, item): label and genuine (either may still
   be empty), written by every click or key press.
+- ``invites``: per annotator, the SHA-256 digest of their access secret (never the
+  secret itself; see :mod:`.access`).
 
 The order of the packet is shuffled per annotator, seeded by the packet seed and the
 annotator's name, so it is stable across sessions and differs between annotators.
@@ -39,6 +41,7 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS annotations (
         annotator TEXT NOT NULL, item_id TEXT NOT NULL, label TEXT, genuine INTEGER, updated REAL NOT NULL,
         PRIMARY KEY (annotator, item_id))""",
+    "CREATE TABLE IF NOT EXISTS invites (annotator TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL UNIQUE)",
 )
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
 
@@ -248,6 +251,28 @@ class AnnotationDB:
                 continue
             rows.append({"item_id": item_id, "annotator": name, "label": label, "genuine": bool(genuine)})
         return rows, incomplete
+
+    def set_invite(self, annotator: str, secret_sha256: str) -> None:
+        """Store (or replace) the digest of an annotator's access secret.
+
+        Args:
+            annotator: A checked annotator name.
+            secret_sha256: The digest (see :func:`uta_tasks.annotate.access.digest`).
+        """
+        self._conn.execute("INSERT OR REPLACE INTO invites VALUES (?, ?)", (annotator, secret_sha256))
+
+    def invited(self, secret_sha256: str) -> str | None:
+        """The annotator whose secret has this digest, or None.
+
+        Args:
+            secret_sha256: The digest of the secret a request carried.
+        """
+        row = self._conn.execute("SELECT annotator FROM invites WHERE secret_sha256 = ?", (secret_sha256,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def invite_count(self) -> int:
+        """Annotators invited so far."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM invites").fetchone()[0])
 
     def _answer(self, annotator: str, item_id: str) -> tuple[str | None, bool | None]:
         row = self._conn.execute(

@@ -17,6 +17,11 @@ Blinding: the only item fields any response carries are the context turns and th
 candidate user turn (from ``packet_items``); model, task, benchmark, perturbation,
 reference turn and judge output never leave the database. The server listens on
 127.0.0.1 unless told otherwise.
+
+Access: beyond loopback (or with ``require_invites``) every ``/api/*`` request needs an
+annotator's secret (``Authorization: Bearer``, see :mod:`.access`) and acts under the name
+it was issued to; the server refuses to start there before anyone is invited. The page
+and its static files hold no item and are served to anyone.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ from urllib.parse import parse_qs, urlparse
 from uta_tasks.judge import LABELS
 from uta_tasks.templates import TEMPLATES_DIR, render
 
-from .db import AnnotationDB, AnnotationError
+from . import access
+from .db import AnnotationDB, AnnotationError, check_annotator
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +71,7 @@ class AnnotationServer:
         port: Port (0: any free port).
         on_response: Called with ``(method, path, status, body)`` for every response
             sent (an audit hook; tests use it to check blinding).
+        require_invites: Demand a secret even on loopback (it is always demanded beyond it).
     """
 
     def __init__(
@@ -73,18 +80,23 @@ class AnnotationServer:
         host: str = DEFAULT_HOST,
         port: int = DEFAULT_PORT,
         on_response: ResponseHook | None = None,
+        require_invites: bool = False,
     ) -> None:
         self.db_path = Path(db_path)
+        self.require_invites = require_invites or not access.is_loopback(host)
         with AnnotationDB(self.db_path) as db:
             if db.size() == 0:
                 raise AnnotationError(
                     f"{self.db_path} holds no packet: draw one first (uta-annotate serve OUTPUT_DIR ...)"
                 )
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            log.warning(
-                "annotation server listens on %s: anyone who can reach it can read and annotate the packet", host
-            )
-        self._httpd = ThreadingHTTPServer((host, port), _handler(self.db_path, on_response))
+            if self.require_invites and db.invite_count() == 0:
+                where = "needs invites" if access.is_loopback(host) else f"listens on {host}, beyond this machine"
+                raise AnnotationError(
+                    f"the annotation server {where}, and {self.db_path} has no invited annotator: run "
+                    f"'uta-annotate invite NAME --db {self.db_path} --url http://HOST:PORT/' for each annotator "
+                    "(it prints their personal link), then serve again; or serve on 127.0.0.1"
+                )
+        self._httpd = ThreadingHTTPServer((host, port), _handler(self.db_path, on_response, self.require_invites))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -125,7 +137,30 @@ def _shown_json(db: AnnotationDB, annotator: str, position: int) -> dict[str, An
     }
 
 
-def _handler(db_path: Path, on_response: ResponseHook | None) -> type[BaseHTTPRequestHandler]:
+class AccessDenied(Exception):
+    """A request without a valid secret, or for another annotator's name; carries the HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _annotator(db: AnnotationDB, authorization: str | None, required: bool, claimed: str) -> str:
+    """The name a request acts under: the secret's when it has one, else the name it gives."""
+    found = access.check(db, authorization, required)
+    if found.decision == "missing":
+        raise AccessDenied(401, "this annotation server needs your personal link (uta-annotate invite): open it again")
+    if found.decision == "invalid":
+        raise AccessDenied(401, "this link is not (or no longer) valid: ask for a new one (uta-annotate invite)")
+    if found.annotator is None:
+        return claimed
+    if claimed.strip() and check_annotator(claimed) != found.annotator:
+        raise AccessDenied(403, f"this link belongs to {found.annotator}, not to {claimed.strip()}")
+    return found.annotator
+
+
+def _handler(db_path: Path, on_response: ResponseHook | None,
+             required: bool) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "uta-annotate"
@@ -163,8 +198,9 @@ def _handler(db_path: Path, on_response: ResponseHook | None) -> type[BaseHTTPRe
                     name, kind = _STATIC[url.path]
                     return self._send(200, (STATIC_DIR / name).read_bytes(), f"{kind}; charset=utf-8")
                 with AnnotationDB(db_path) as db:
+                    if url.path.startswith("/api/"):
+                        name = _annotator(db, self.headers.get("Authorization"), required, query.get("annotator", ""))
                     if url.path == "/api/session":
-                        name = query.get("annotator", "")
                         answered, first = db.progress(name)
                         total = db.size()
                         position = first if first is not None else total - 1
@@ -172,8 +208,10 @@ def _handler(db_path: Path, on_response: ResponseHook | None) -> type[BaseHTTPRe
                                                 "position": position})
                     if url.path == "/api/item":
                         position = _int(query.get("position", ""))
-                        return self._json(200, _shown_json(db, query.get("annotator", ""), position))
+                        return self._json(200, _shown_json(db, name, position))
                 self._error(404, f"no such page: {url.path}")
+            except AccessDenied as exc:
+                self._error(exc.status, str(exc))
             except AnnotationError as exc:
                 self._error(400, str(exc))
 
@@ -190,9 +228,12 @@ def _handler(db_path: Path, on_response: ResponseHook | None) -> type[BaseHTTPRe
                     raise AnnotationError("an answer is a JSON object")
                 changes = {key: data[key] for key in ("label", "genuine") if key in data}
                 with AnnotationDB(db_path) as db:
-                    label, genuine = db.answer(str(data.get("annotator", "")), _int(data.get("position")), changes)
-                    answered, _ = db.progress(str(data["annotator"]))
+                    name = _annotator(db, self.headers.get("Authorization"), required, str(data.get("annotator", "")))
+                    label, genuine = db.answer(name, _int(data.get("position")), changes)
+                    answered, _ = db.progress(name)
                 self._json(200, {"saved": True, "answer": {"label": label, "genuine": genuine}, "answered": answered})
+            except AccessDenied as exc:
+                self._error(exc.status, str(exc))
             except (AnnotationError, ValueError) as exc:
                 self._error(400, str(exc))
 

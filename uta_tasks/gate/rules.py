@@ -9,7 +9,7 @@
       strict: false        # true: decide on the point estimate (also --strict)
       iterations: 2000     # paired bootstrap replicates
       seed: 0              # bootstrap seed
-      same: [judge_model, prompt_version, judge_temperature, temperature]  # checked vs the baseline
+      same: [judge_model, prompt_version, judge_temperature, temperature, pass2_context, truncate_scope]
     rules:
       - {task: uta_gsm8k_trunc, metric: genuine_followup, op: ">=", value: 0.10}
       - {task: uta, metric: label_previous_turn_restate, op: "<=", value: 0.5}
@@ -31,7 +31,7 @@ from typing import Any
 from uta_tasks.gate.errors import GateInputError
 
 OPS = (">=", ">", "<=", "<")
-SAME_KEYS = ("judge_model", "prompt_version", "judge_temperature", "temperature")
+SAME_KEYS = ("judge_model", "prompt_version", "judge_temperature", "temperature", "pass2_context", "truncate_scope")
 _RULE_KEYS = {"name", "task", "metric", "op", "value", "max_drop", "max_rise", "min_judged"}
 _SETTING_KEYS = {"confidence", "min_judged", "strict", "iterations", "seed", "same"}
 _SHORT = re.compile(r"^\s*(?P<task>[\w.-]+)\s*:\s*(?P<metric>[\w.-]+)\s*(?P<op>>=|<=|>|<)\s*(?P<value>\S+)\s*$")

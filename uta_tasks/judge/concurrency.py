@@ -10,13 +10,25 @@ The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency
   keeps short and long replies from deciding alone; a server that queues requests
   instead of rejecting them (llama-server, ``vllm serve``) raises it and stops growth.
   Until the first overload the window grows by one per success (it doubles every round
-  trip, like TCP's slow start); after it, by one per window of successes (additive
-  increase).
+  trip, like TCP's slow start). After it the window remembers the last window that was
+  rejected (the *ceiling*): below it, it grows by :data:`RECOVERY` per window of successes
+  (back to the endpoint's capacity within a round trip or two); within half a request of
+  it, by one per :data:`PLATEAU` windows of successes, so the window stays at the
+  capacity the endpoint showed instead of probing past it every few round trips (each
+  probe costs a 429 and, with ``Retry-After``, a late item).
+- **Not near the end**: growing needs a queue long enough to keep the larger window busy
+  for longer than the last ``Retry-After`` (at least a window of requests per smoothed
+  latency it lasts): a request rejected while probing then still finishes before the run
+  does, instead of holding the last item back for a whole ``Retry-After``.
 - **Shrink** on an overload signal (HTTP 429, 503, a timeout): the window is multiplied
   by :data:`DECREASE` (as Netflix's AIMD concurrency limiter does by default), at most
   once per round trip (answers to requests sent before the last decrease do not decrease
   it again), never below 1. A gentle factor keeps the window near the endpoint's
-  capacity; the rejected requests cost no retries (see :mod:`.client`).
+  capacity; the rejected requests cost no retries (see :mod:`.client`). The first
+  overload also caps the window at the most requests in flight that a successful request
+  was sent with: slow start may have doubled far past the endpoint's capacity before the
+  first 429 was read (on a busy machine), and would otherwise take many round trips of
+  429s to come down.
 - **Retry-After** is honoured by the request that received it (the client does not send
   it again before then, see :mod:`.client`). When the window is already down to one
   request, no new request starts before it either, so an exhausted endpoint sees one
@@ -38,6 +50,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 DECREASE = 0.9
+RECOVERY = 2.0
+PLATEAU = 8.0
 LATENCY_TOLERANCE = 2.0
 SMOOTHING = 0.05
 FLOOR = 1
@@ -54,10 +68,12 @@ class Slot:
     Attributes:
         epoch: Number of decreases when it was granted.
         started: Clock time when it was granted.
+        concurrency: Requests in flight when it was granted, itself included.
     """
 
     epoch: int
     started: float
+    concurrency: int = 1
 
 
 @dataclass
@@ -96,6 +112,9 @@ class AdaptiveLimit:
         self.stats = LimiterStats(peak=self.limit)
         self._clock = clock
         self._threshold = math.inf  # slow start until the first overload
+        self._ceiling = math.inf  # the last window an overload was answered to
+        self._retry_after = 0.0  # the last Retry-After seen (seconds)
+        self._proven = 0  # most requests in flight when one that succeeded was sent
         self._epoch = 0
         self._smoothed: float | None = None
         self._lowest: float | None = None
@@ -133,14 +152,21 @@ class AdaptiveLimit:
             pause: For an overload: the seconds its request will wait before it is sent again
                 (the ``Retry-After``); new requests wait as long when the window is 1.
         """
-        busy = len(self._waiters) >= self.window
+        busy = len(self._waiters) >= self.window * self._queue_factor()
         self.in_flight -= 1
         now = self._clock()
         if signal == OK:
+            self._proven = max(self._proven, slot.concurrency)
             self._grow(now - slot.started, busy)
         elif signal == OVERLOAD:
             self._shrink(slot, now, pause)
         self._wake()
+
+    def _queue_factor(self) -> float:
+        """Windows of waiting requests needed to grow: enough to outlast the last Retry-After."""
+        if not self._retry_after or not self._smoothed:
+            return 1.0
+        return max(1.0, self._retry_after / self._smoothed)
 
     def _grow(self, latency: float, busy: bool) -> None:
         smoothed = latency if self._smoothed is None else self._smoothed + SMOOTHING * (latency - self._smoothed)
@@ -148,7 +174,12 @@ class AdaptiveLimit:
         self._lowest = smoothed if self._lowest is None else min(self._lowest, smoothed)
         if not self.adaptive or not busy or smoothed > LATENCY_TOLERANCE * self._lowest:
             return
-        step = 1.0 if self.limit < self._threshold else 1.0 / self.limit
+        if self.limit < self._threshold:
+            step = 1.0
+        elif self.limit < self._ceiling - 0.5:
+            step = RECOVERY / self.limit
+        else:
+            step = 1.0 / (PLATEAU * self.limit)
         self.limit = min(self.cap, self.limit + step)
         self.stats.peak = max(self.stats.peak, self.limit)
 
@@ -156,8 +187,14 @@ class AdaptiveLimit:
         self.stats.overloads += 1
         if not self.adaptive:
             return
+        if pause:
+            self._retry_after = pause
         if slot.epoch == self._epoch:
-            self.limit = max(float(FLOOR), self.limit * DECREASE)
+            self._ceiling = float(self.window)
+            decreased = self.limit * DECREASE
+            if self._threshold == math.inf and self._proven:  # leaving slow start: at most what succeeded
+                decreased = min(decreased, float(self._proven))
+            self.limit = max(float(FLOOR), decreased)
             self._threshold = self.limit
             self._epoch += 1
             self.stats.decreases += 1
@@ -172,7 +209,7 @@ class AdaptiveLimit:
 
     def _grant(self) -> Slot:
         self.in_flight += 1
-        return Slot(self._epoch, self._clock())
+        return Slot(self._epoch, self._clock(), self.in_flight)
 
     def _wake(self) -> None:
         while self._waiters and self._waiters[0].done():

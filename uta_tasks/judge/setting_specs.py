@@ -181,9 +181,10 @@ SPECS: tuple[SettingSpec, ...] = (
                 "sqlite verdict cache (`$XDG_CACHE_HOME` respected); `none` disables it"),
     SettingSpec("judge_cache_namespace", "cache_namespace", "UTA_JUDGE_CACHE_NAMESPACE", _optional(_text), "unset",
                 "extra cache-key part: keeps verdicts of different backends serving one model name apart"),
-    SettingSpec("judge_prompt", "prompt", "UTA_JUDGE_PROMPT", _text, "`followupeval-v2`",
-                "judge template set under `uta_tasks/templates/judge/` (or a directory); `followupeval-v2` "
-                "follows the paper's criterion, `followupeval-v1` is the earlier, stricter prompt"),
+    SettingSpec("judge_prompt", "prompt", "UTA_JUDGE_PROMPT", _text, "`followupeval-v3`",
+                "judge template set under `uta_tasks/templates/judge/` (or a directory); `followupeval-v3` "
+                "restates the paper clause by clause ([sources](parity.md#the-judge-prompt-clause-by-clause)), "
+                "`followupeval-v2` and the stricter `followupeval-v1` stay selectable"),
     SettingSpec("judge_prelabel", "prelabel", "UTA_JUDGE_PRELABEL", _switch, "`off`",
                 "`on`: label the unambiguous user turns by deterministic rules without a judge call "
                 "(empty, a copy of q or a', assistant scaffolding, chat-template tokens; see "

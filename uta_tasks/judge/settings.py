@@ -42,7 +42,7 @@ from .urls import check_url, is_openai_api
 
 OPENAI_API_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-5.4-mini"
-DEFAULT_PROMPT = "followupeval-v2"
+DEFAULT_PROMPT = "followupeval-v3"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 SETTING_KEYS: tuple[str, ...] = tuple(spec.key for spec in SPECS)
 _TYPO_CUTOFF = 0.8

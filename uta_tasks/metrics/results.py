@@ -8,7 +8,6 @@ metrics a task reports is decided by :mod:`uta_tasks.metrics.table`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +15,8 @@ import numpy as np
 
 from uta_tasks.datasets.base import is_correct
 from uta_tasks.judge.labels import LABELS
-from uta_tasks.metrics.table import MetricSpec
+from uta_tasks.metrics import pass_at_k
+from uta_tasks.metrics.table import PASS_AT_PREFIX, MetricSpec
 from uta_tasks.probe.records import ProbeRecord
 
 NAN = float("nan")
@@ -74,19 +74,40 @@ def generation_metrics(records: list[ProbeRecord]) -> dict[str, float]:
     return out
 
 
-def follow_up_metrics(records: list[ProbeRecord]) -> dict[str, float]:
+def _sample_groups(records: list[ProbeRecord]) -> list[list[bool]]:
+    """The genuine decisions pass@k draws from: per answer its user samples
+    (``user_samples > 1``), else one group of the repeats' user turns."""
+    if any(r.verdict_samples for r in records):
+        return [[bool(v.get("genuine")) for v in _judged(r.verdict_samples)] for r in records]
+    return [[bool(v.get("genuine")) for v in _judged([r.verdict for r in records])]]
+
+
+def sampling_metrics(records: list[ProbeRecord], ks: list[int]) -> dict[str, float]:
+    """pass@k (k = n and each asked k) and, with user samples, ``genuine_prob``.
+
+    Args:
+        records: the doc's probe records.
+        ks: the ``pass_at_k`` values.
+    """
+    groups = _sample_groups(records)
+    out = {"genuine_pass_at_k": pass_at_k.doc_estimate(groups, None)}
+    out.update({f"{PASS_AT_PREFIX}{k}": pass_at_k.doc_estimate(groups, k) for k in ks})
+    if any(r.verdict_samples for r in records):
+        out["genuine_prob"] = _genuine([v for r in records for v in r.verdict_samples])
+    return out
+
+
+def follow_up_metrics(records: list[ProbeRecord], ks: list[int] | None = None) -> dict[str, float]:
     """Judge-derived metrics of one doc.
 
     Args:
         records: the doc's probe records (k repeats).
+        ks: the ``pass_at_k`` values asked for.
     """
     verdicts = [r.verdict for r in records]
     rate = _genuine(verdicts)
     complete = [r.verdict for r in records if not r.answer_incomplete]
-    out: dict[str, float] = {
-        "genuine_followup": rate,
-        "genuine_pass_at_k": rate if math.isnan(rate) else float(rate > 0),
-    }
+    out: dict[str, float] = {"genuine_followup": rate, **sampling_metrics(records, ks or [])}
     for label in LABELS:
         out[f"label_{label}"] = _rate(verdicts, _has_label(label))
     out["genuine_followup_complete"] = _genuine(complete)
@@ -180,7 +201,9 @@ def doc_metrics(
     values.update(accuracy)
     values.update(generation_metrics(records))
     if "genuine_followup" in names:
-        values.update(follow_up_metrics(records))
+        ks = [int(n[len(PASS_AT_PREFIX):]) for n in names if n[len(PASS_AT_PREFIX):].isdigit()
+              and n.startswith(PASS_AT_PREFIX)]
+        values.update(follow_up_metrics(records, ks))
         if primary is not None:
             values.update(conditioned(records, per_repeat, primary))
     return {m.name: values.get(m.name, _missing(m)) for m in specs}

@@ -31,6 +31,8 @@ class TaskShape:
         held_out: whether the data gives the assistant turn and a real next user turn.
         primary: the benchmark's correctness metric, None when held-out.
         drops_overlong: ``overlong: drop``: accuracy leaves out the dropped docs.
+        user_samples: user turns drawn per answer (``user_samples``).
+        pass_at: the k of the ``genuine_pass_at_<k>`` metrics (``pass_at_k``).
     """
 
     perturbation: str
@@ -38,6 +40,8 @@ class TaskShape:
     held_out: bool
     primary: str | None
     drops_overlong: bool = False
+    user_samples: int = 1
+    pass_at: tuple[int, ...] = ()
 
     @property
     def perturbed(self) -> bool:
@@ -86,6 +90,10 @@ def _judged_perturbed(shape: TaskShape) -> bool:
     return shape.judged and shape.perturbed
 
 
+def _judged_sampled(shape: TaskShape) -> bool:
+    return shape.judged and shape.user_samples > 1
+
+
 def _judged_held_out(shape: TaskShape) -> bool:
     return shape.judged and shape.held_out
 
@@ -118,7 +126,11 @@ PROBE_METRICS: tuple[MetricSpec, ...] = (
     _count("overlong", _always, "docs dropped because a prompt did not fit the model (overlong: drop)"),
     _rate("genuine_followup", _judged, "share of judged user turns u that are genuine follow-ups"),
     _rate("genuine_followup_complete", _judged_generated, "genuine_followup over complete answers only"),
-    _rate("genuine_pass_at_k", _judged, "share of docs with at least one genuine u over the repeats"),
+    _rate("genuine_pass_at_k", _judged,
+          "unbiased pass@k at k = n: with `user_samples` n > 1, the chance that one of the n user turns after "
+          "the same a' is genuine, 1 - C(n-c, n)/C(n, n); else the share of docs with a genuine u over the repeats"),
+    _rate("genuine_prob", _judged_sampled,
+          "`user_samples` > 1: per doc, the share of genuine turns among its judged user samples"),
     *(
         _rate(f"label_{label}", _judged, f"share of judged u labelled {label}", higher=label == "plausible_followup")
         for label in LABELS
@@ -145,6 +157,13 @@ PROBE_METRICS: tuple[MetricSpec, ...] = (
 )
 
 
+# ``pass_at_k: "1,4"`` adds genuine_pass_at_1 and genuine_pass_at_4.
+PASS_AT_PREFIX = "genuine_pass_at_"
+PASS_AT_ROW = ("`genuine_pass_at_<k>`", "nanmean", "yes",
+               "one per k of the `pass_at_k` setting (each k <= `user_samples`): the unbiased estimator "
+               "1 - C(n-c, k)/C(n, k) over the user turns of each answer, averaged over the doc's answers")
+
+
 def accuracy_metrics(aggregations: dict[str, Callable[[list], float]], drops: bool = False) -> list[MetricSpec]:
     """Rows of a benchmark's accuracy metrics.
 
@@ -166,7 +185,10 @@ def metrics_for(shape: TaskShape, accuracy: dict[str, Callable[[list], float]]) 
         shape: the task's shape.
         accuracy: the benchmark's accuracy aggregations.
     """
-    return [*accuracy_metrics(accuracy, shape.drops_overlong), *(m for m in PROBE_METRICS if m.applies(shape))]
+    probe = [m for m in PROBE_METRICS if m.applies(shape)]
+    if shape.judged:
+        probe += [_rate(f"{PASS_AT_PREFIX}{k}", _judged, f"unbiased pass@{k}") for k in shape.pass_at]
+    return [*accuracy_metrics(accuracy, shape.drops_overlong), *probe]
 
 
 def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict[str, Any]]:
@@ -196,4 +218,6 @@ def markdown_table() -> str:
         meaning = "share of judged u with that label (8 labels)" if name == "label_<label>" else m.meaning
         higher = "plausible_followup only" if name == "label_<label>" else ("yes" if m.higher_is_better else "no")
         lines.append(f"| `{name}` | {m.aggregation_name} | {higher} | {meaning} |")
+        if name == "genuine_pass_at_k":
+            lines.append("| {} | {} | {} | {} |".format(*PASS_AT_ROW))
     return "\n".join(lines)

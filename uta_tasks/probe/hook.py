@@ -24,7 +24,7 @@ from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks import scale_out
-from uta_tasks.probe import budget, judging, perturb, reasoning, role_switch
+from uta_tasks.probe import budget, judging, reasoning, role_switch, turns
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
 from uta_tasks.probe.records import REQUEST_TYPE, ProbeRecord, ProbeSpec
@@ -90,11 +90,26 @@ def resolve(lm: Any, instances: list) -> list[Request]:
         gen_kwargs = {**server_defaults, **instance.args[1]}
         assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
         requests.append(Request(spec, switch, assistant, user, defaults))
+    _check_user_samples(requests)
     problem = scale_out.backend_problem(lm)
     if problem:
         raise ProbeError(problem)
     judging.preflight_all([r.spec for r in requests])
     return requests
+
+
+def _check_user_samples(requests: list[Request]) -> None:
+    """``user_samples > 1`` needs sampling: at T = 0 the k user turns would be one turn k times."""
+    from uta_tasks.probe.backend import is_greedy
+
+    for request in requests:
+        if request.spec.user_samples > 1 and is_greedy(request.user_kwargs):
+            raise ProbeError(
+                f"{request.spec.task}: user_samples={request.spec.user_samples} draws k user turns per answer, but "
+                "the run decodes greedily (T = 0), so all k would be the same turn. Sample instead: "
+                "--gen_kwargs temperature=0.7,do_sample=True (the paper's temperatures are 0.3, 0.7 and 1.0), "
+                "or set user_samples to 1."
+            )
 
 
 @dataclass
@@ -150,12 +165,8 @@ def _hit_limit(text: str, fitted: budget.Fitted | None, tokenizer: Any) -> bool:
 def build_record(
     request: Request, answer: str, pass1_prompt: str | None, tokenizer: Any, fitted: budget.Fitted | None = None
 ) -> ProbeRecord:
-    """Perturb one answer's final part and render its pass-2 prompts.
-
-    The perturbation always acts on the final answer (reasoning removed): truncation counts
-    and cuts the final answer's tokens only. Under a ``raw`` history (the model's own
-    template decides what an earlier turn keeps) the reasoning is put back in front of the
-    perturbed final answer, exactly as generated.
+    """Perturb one answer and render its pass-2 prompts (:mod:`uta_tasks.probe.turns` decides
+    what pass 2 shows, per ``pass2_context`` and ``truncate_scope``).
 
     Args:
         request: the resolved request.
@@ -166,13 +177,8 @@ def build_record(
     """
     spec, switch = request.spec, request.switch
     split = reasoning.split(answer, pass1_prompt or "")
-    raw = switch.history == "raw"
-    history = answer if raw else split.final
-    shown = perturb.perturb(
-        spec.perturbation, split.final, tokenizer=tokenizer, question=spec.q, seed=spec.question_seed,
-        pool=spec.question_pool,
-    )
-    a_prime = history if spec.perturbation == "none" else (split.prefix + shown.text if raw else shown.text)
+    shown = turns.build(spec, switch, answer, pass1_prompt, tokenizer)
+    cut = shown.perturbed
     overlong = "pass1" if fitted is not None and fitted.gen_kwargs is None else None
     return ProbeRecord(
         task=spec.task,
@@ -184,12 +190,13 @@ def build_record(
         a=answer,
         answer=split.final,
         reasoning_form=split.form,
-        history=history,
-        a_prime=a_prime,
-        truncation={"n_tokens": shown.n_tokens, "removed_tokens": shown.removed_tokens, "emptied": shown.emptied}
+        history=shown.history,
+        a_prime=shown.a_prime,
+        truncation={"scope": spec.truncate_scope, "n_tokens": cut.n_tokens, "removed_tokens": cut.removed_tokens,
+                    "emptied": cut.emptied}
         if spec.perturbation == "trunc"
         else None,
-        cue=shown.cue,
+        cue=cut.cue,
         question_pool=spec.question_pool if spec.perturbation == "question" else None,
         role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop),
                      "template_args": switch.template_args},
@@ -199,8 +206,11 @@ def build_record(
         budget={"assistant": fitted.budget} if fitted is not None else {},
         given_answer=spec.given_answer is not None,
         reference_user_turn=spec.reference_user_turn,
-        pass2_prompt=switch.user_prompt(spec.messages, a_prime),
-        pass2_ref_prompt=switch.user_prompt(spec.messages, history) if spec.perturbed else None,
+        pass2_prompt=shown.pass2_prompt,
+        pass2_ref_prompt=shown.pass2_ref_prompt,
+        pass2_context=spec.pass2_context,
+        truncate_scope=spec.truncate_scope,
+        join=shown.join.to_dict() if shown.join is not None else None,
     )
 
 
@@ -222,7 +232,8 @@ def pass2(
     for i, (request, record) in enumerate(zip(requests, records, strict=True)):
         if record.overlong:
             continue
-        for slot, prompt in (("u", record.pass2_prompt), ("u_ref", record.pass2_ref_prompt)):
+        extra = [(f"u#{j}", record.pass2_prompt) for j in range(1, request.spec.user_samples)]
+        for slot, prompt in (("u", record.pass2_prompt), *extra, ("u_ref", record.pass2_ref_prompt)):
             if prompt is not None:
                 slots.append((i, slot))
                 prompts.append((prompt, request.user_kwargs))
@@ -233,13 +244,19 @@ def pass2(
             records[i].overlong = "pass2"
     send = [k for k, (i, _) in enumerate(slots) if not records[i].overlong]
     outputs = backend.generate([(prompts[k][0], fitted[k].gen_kwargs or {}) for k in send], name="user")
+    samples: dict[int, list[str]] = {}
     for k, text in zip(send, outputs, strict=True):
         i, slot = slots[k]
-        setattr(records[i], slot, text)
+        if slot.startswith("u#"):
+            samples.setdefault(i, []).append(text)
+        else:
+            setattr(records[i], slot, text)
         records[i].budget["user"] = fitted[k].budget
-    for record in records:
+    for i, record in enumerate(records):
         if record.pass2_ref_prompt is None:
             record.u_ref = record.u
+        if i in samples:
+            record.u_samples = [record.u, *samples[i]]
 
 
 def run(lm: Any, instances: list) -> list[ProbeRecord]:

@@ -5,7 +5,9 @@ Per record, up to three items, all sent in ONE judge run per distinct judge sett
 
 * ``verdict`` - u after the assistant turn the model actually saw (a');
 * ``verdict_ref`` - perturbed tasks: u_ref after the unperturbed history;
-* ``verdict_reference`` - held-out conversations: the real next user turn (human ceiling).
+* ``verdict_reference`` - held-out conversations: the real next user turn (human ceiling);
+* ``verdict_samples`` - ``user_samples > 1``: the 2nd..k-th user turns after a' (the first is
+  ``verdict``); identical turns are judged once.
 
 The judge sees answers with reasoning removed. A spec whose ``judge`` is None (judge off,
 or ``--predict_only``) is not judged: its verdicts stay None.
@@ -22,6 +24,8 @@ from uta_tasks.probe import reasoning
 from uta_tasks.probe.records import ProbeRecord, ProbeSpec
 
 log = logging.getLogger(__name__)
+# Slot name of the j-th extra user sample (user_samples > 1): "verdict_samples#j".
+SAMPLE_SLOT = "verdict_samples#"
 
 if TYPE_CHECKING:
     from uta_tasks.judge import JudgeItem, JudgeSettings
@@ -60,7 +64,11 @@ def context(record: ProbeRecord, assistant_turn: str) -> tuple[tuple[str, str], 
         assistant_turn: a' or the unperturbed history.
     """
     turns = [(m["role"], str(m["content"])) for m in record.messages]
-    return (*turns, ("assistant", reasoning.split(assistant_turn).final))
+    split = reasoning.split(assistant_turn)
+    # A turn cut inside its reasoning (truncate_scope: response) has no final answer: the
+    # judge reads the reasoning that is left, which is what the model saw end abruptly.
+    shown = split.reasoning.replace("<think>", "", 1).strip() if split.unclosed else split.final
+    return (*turns, ("assistant", shown))
 
 
 def items(record: ProbeRecord) -> list[tuple[str, JudgeItem]]:
@@ -71,7 +79,9 @@ def items(record: ProbeRecord) -> list[tuple[str, JudgeItem]]:
     """
     from uta_tasks.judge import JudgeItem
 
-    out = [("verdict", JudgeItem(context(record, record.a_prime), record.u))]
+    shown = context(record, record.a_prime)
+    out = [("verdict", JudgeItem(shown, record.u))]
+    out += [(f"{SAMPLE_SLOT}{j}", JudgeItem(shown, u)) for j, u in enumerate(record.u_samples[1:], start=1)]
     if record.perturbed:
         out.append(("verdict_ref", JudgeItem(context(record, record.history), record.u_ref)))
     if record.reference_user_turn is not None:
@@ -104,13 +114,21 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
         log.info("judge run: %s", format_summary(run.summary()))
         for i in indices:
             records[i].judge_usage = {"calls": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
+        for i in indices:
+            records[i].verdict_samples = []
         for (i, slot), verdict, usage in zip(slots, run.verdicts, run.per_item_usage, strict=True):
-            setattr(records[i], slot, verdict.to_dict())
+            if slot.startswith(SAMPLE_SLOT):
+                records[i].verdict_samples.append(verdict.to_dict())
+            else:
+                setattr(records[i], slot, verdict.to_dict())
             totals = records[i].judge_usage
             assert totals is not None
             totals["calls"] += usage.calls
             totals["cache_hits"] += int(usage.cache_hit and usage.duplicate_of is None)
             totals["input_tokens"] += usage.input_tokens
             totals["output_tokens"] += usage.output_tokens
+        for i in indices:
+            if records[i].u_samples:
+                records[i].verdict_samples = [records[i].verdict, *records[i].verdict_samples]
         # Every verdict is in the cache by now; a run that judged too little fails here.
         enforce_unjudged_share(run, settings)

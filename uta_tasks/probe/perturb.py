@@ -2,7 +2,8 @@
 
 * ``none`` - a' = a.
 * ``trunc`` - remove ``max(25, ceil(0.25 * n))`` tokens from the end of a, counted with the
-  model's own tokenizer. The cut falls on a token boundary and never inside a character:
+  model's own tokenizer; the ``truncate_scope`` setting says what a is (the whole response,
+  reasoning included, by default; or the final answer only). The cut falls on a token boundary and never inside a character:
   a' is the text of a up to the first character of the first removed token. An answer of
   25 tokens or fewer loses everything (a' = ""); such docs are counted as
   ``trunc_emptied``.
@@ -22,11 +23,16 @@ import hashlib
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from uta_tasks.templates import TEMPLATES_DIR
 
 PERTURBATIONS = ("none", "trunc", "question")
+TruncateScope = Literal["response", "final_answer"]
+# ``response``: n counts every token of a, reasoning included (the paper: "n_tokens is the
+# total number of tokens in the assistant response"); ``final_answer``: the final answer only.
+TRUNCATE_SCOPES: tuple[TruncateScope, ...] = ("response", "final_answer")
+DEFAULT_TRUNCATE_SCOPE: TruncateScope = "response"
 DEFAULT_QUESTION_POOL = "question_pool_v2"
 _POOL_DIR = TEMPLATES_DIR / "perturb"
 MIN_TRUNC_TOKENS = 25

@@ -18,7 +18,9 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 REQUEST_TYPE = "generate_user_turn"
-RECORD_VERSION = 2
+RECORD_VERSION = 3
+# What records written before version 3 did (they carry no pass2_context or truncate_scope).
+LEGACY_DEFAULTS = {"pass2_context": "template", "truncate_scope": "final_answer"}
 
 # Token limit of the user turn: a metadata setting, not a generation kwarg, because
 # lm-eval applies --gen_kwargs to every generate_until task of the run.
@@ -59,6 +61,11 @@ class ProbeSpec:
         reference_user_turn: held-out only: the real next user turn.
         overlong: ``error`` or ``drop``: what an over-long prompt does.
         question_pool: the cue pool of ``question`` tasks.
+        pass2_context: ``trace`` (the paper: pass-1 prompt + a' + marker + user header) or
+            ``template`` (re-render ``[q, a']`` through the chat template).
+        truncate_scope: ``response`` (trunc counts and cuts every token of a, reasoning
+            included) or ``final_answer`` (the final answer only).
+        user_samples: user turns generated per (q, a') (k of pass@k; 1 = the paper).
     """
 
     task: str
@@ -73,6 +80,9 @@ class ProbeSpec:
     reference_user_turn: str | None = None
     overlong: str = "error"
     question_pool: str = "question_pool_v2"
+    pass2_context: str = "trace"
+    truncate_scope: str = "response"
+    user_samples: int = 1
 
     @property
     def q(self) -> str:
@@ -114,7 +124,7 @@ class ProbeRecord:
         reasoning_form: ``think``, ``harmony`` or ``plain``.
         history: the assistant turn as the pass-2 history carries it, before perturbation.
         a_prime: a' (history perturbed).
-        truncation: ``{n_tokens, removed_tokens, emptied}`` for trunc tasks, else None.
+        truncation: ``{scope, n_tokens, removed_tokens, emptied}`` for trunc tasks, else None.
         cue: the appended question (question tasks), else None.
         question_pool: the pool the cue was drawn from (question tasks), else None.
         role_switch: ``{name, history, stop}``.
@@ -134,6 +144,11 @@ class ProbeRecord:
         overlong: ``pass1`` or ``pass2`` when that prompt did not fit and the doc was
             dropped (``overlong: drop``), else None.
         budget: the ``max_gen_toks`` sent per pass, after fitting the prompt into the model.
+        pass2_context: ``trace`` or ``template`` (how pass 2 was built).
+        truncate_scope: ``response`` or ``final_answer`` (what trunc counts and cuts).
+        join: trace mode: ``{marker, header}`` appended after a', read from the model's template.
+        u_samples: ``user_samples > 1``: every user turn generated after a' (u is the first).
+        verdict_samples: the verdict of each of ``u_samples`` (the first is ``verdict``).
         record_version: schema version of this record.
     """
 
@@ -166,6 +181,11 @@ class ProbeRecord:
     answer_incomplete: bool = False
     overlong: str | None = None
     budget: dict[str, int] = field(default_factory=dict)
+    pass2_context: str = "trace"
+    truncate_scope: str = "response"
+    join: dict[str, str] | None = None
+    u_samples: list[str] = field(default_factory=list)
+    verdict_samples: list[dict[str, Any] | None] = field(default_factory=list)
     record_version: int = field(default=RECORD_VERSION)
 
     @property
@@ -184,7 +204,9 @@ class ProbeRecord:
     @classmethod
     def from_json(cls, text: str | dict[str, Any]) -> ProbeRecord:
         """Decode a logged response (records of version 1 lack ``history``; it is
-        rebuilt from the role switch as the hook built it).
+        rebuilt from the role switch as the hook built it; records before version 3 lack
+        ``pass2_context`` and ``truncate_scope`` and get what the probe did then:
+        :data:`LEGACY_DEFAULTS`).
 
         Args:
             text: the JSON string (or its decoded dict).
@@ -193,4 +215,6 @@ class ProbeRecord:
         if "history" not in data:
             raw = (data.get("role_switch") or {}).get("history") == "raw"
             data["history"] = data.get("a", "") if raw else data.get("answer", "")
+        for key, value in LEGACY_DEFAULTS.items():
+            data.setdefault(key, value)
         return cls(**_known(cls, data))

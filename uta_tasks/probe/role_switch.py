@@ -78,6 +78,24 @@ class RoleSwitch:
         start = text.find("<|start|>user")
         return text[:start] if text.startswith("<|start|>system<|message|>") and start > 0 else None
 
+    def own_template_prompt(self, messages: list[dict], answer: str) -> str:
+        """``messages`` + assistant ``answer`` + the user header, all rendered by the model's
+        own template (cut where a sentinel user message starts).
+
+        Args:
+            messages: the conversation up to and including the user turn q.
+            answer: the assistant turn as the history should carry it.
+        """
+        history = [*messages, {"role": "assistant", "content": answer}, {"role": "user", "content": SENTINEL}]
+        text = self._render(history, add_generation_prompt=False)
+        if text.count(SENTINEL) != 1:
+            raise RoleSwitchError(
+                "The model's chat template did not render a user turn after the "
+                "assistant turn exactly once; force an explicit template with "
+                "--metadata '{\"role_switch\": \"harmony\"}' or '\"glm4\"'."
+            )
+        return text[: text.index(SENTINEL)]
+
     def user_prompt(self, messages: list[dict], answer: str) -> str:
         """Pass-2 prompt: ``messages`` + assistant ``answer`` + the user role header.
 
@@ -87,14 +105,7 @@ class RoleSwitch:
         """
         history = [*messages, {"role": "assistant", "content": answer}]
         if self.name == "sentinel":
-            text = self._render([*history, {"role": "user", "content": SENTINEL}], add_generation_prompt=False)
-            if text.count(SENTINEL) != 1:
-                raise RoleSwitchError(
-                    "The model's chat template did not render a user turn after the "
-                    "assistant turn exactly once; force an explicit template with "
-                    "--metadata '{\"role_switch\": \"harmony\"}' or '\"glm4\"'."
-                )
-            return text[: text.index(SENTINEL)]
+            return self.own_template_prompt(messages, answer)
         if self.name == "harmony":
             return render("role_switch/harmony.jinja", messages=history, prefix=self._harmony_prefix(messages))
         return render(f"role_switch/{self.name}.jinja", messages=history)
@@ -116,7 +127,9 @@ def detect(tokenizer: Any) -> str:
     text = _template_text(tokenizer)
     if "<|channel|>" in text and "<|start|>" in text:
         return "harmony"
-    if "[gMASK]" in text or ("<|user|>" in text and "<|assistant|>" in text and "<|im_start|>" not in text):
+    # Phi-3 shares <|user|>/<|assistant|> but ends each turn with <|end|>; GLM writes no end marker.
+    bare_roles = "<|user|>" in text and "<|assistant|>" in text and "<|im_start|>" not in text and "<|end|>" not in text
+    if "[gMASK]" in text or bare_roles:
         return "glm4"
     return "sentinel"
 
@@ -127,7 +140,10 @@ def _sentinel_end_of_turn(tokenizer: Any, template_args: dict[str, Any]) -> str:
         [{"role": "user", "content": SENTINEL}], add_generation_prompt=False, tokenize=False, **template_args
     )
     tail = text[text.index(SENTINEL) + len(SENTINEL) :].strip()
-    return tail or (getattr(tokenizer, "eos_token", None) or "")
+    eos = getattr(tokenizer, "eos_token", None) or ""
+    if eos and tail.endswith(eos) and tail != eos:  # Phi-3 ends a conversation with EOS after <|end|>
+        tail = tail[: -len(eos)].strip()
+    return tail or eos
 
 
 def build(tokenizer: Any, choice: str = "auto", template_args: dict[str, Any] | None = None) -> RoleSwitch:

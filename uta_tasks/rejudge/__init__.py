@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .output import write
 from .run import RejudgedTask, rejudge
 
-__all__ = ["RejudgedTask", "rejudge"]
+__all__ = ["RejudgedTask", "rejudge", "write"]

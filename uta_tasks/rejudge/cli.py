@@ -20,7 +20,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("paths", nargs="+", type=Path, help="lm-eval --output_path folders written with --log_samples")
     parser.add_argument("--metadata", default="{}", help="judge settings as JSON, the same keys as lm_eval --metadata")
-    parser.add_argument("--output_path", type=Path, required=True, help="where the new results and samples go")
+    parser.add_argument("--output_path", type=Path, required=True,
+                        help="where the re-judged run folder goes (the layout below each given folder is kept)")
     parser.add_argument("--retest", type=int, metavar="K",
                         help="judge every turn K >= 3 times with the verdict cache off (the cache is left untouched) "
                         "and write retest.json: per task the share of flipped decisions, the spread of the rate "
@@ -33,7 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     metadata = metadata_from_json(args.metadata, "uta-rejudge")
     from uta_tasks.judge import JudgeConfigError, JudgeUnjudgedError
 
-    from .run import rejudge, write
+    from .output import write
+    from .run import rejudge
 
     if args.retest is not None:
         return _retest(args.paths, metadata, args.retest, args.output_path)
@@ -43,11 +45,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.error("%s", exc)
         return 2
     date = time.strftime("%Y-%m-%dT%H-%M-%S")
-    path = write(tasks, args.output_path, metadata, date)
+    try:
+        paths = write(tasks, args.output_path, metadata, date)
+    except (OSError, ValueError) as exc:
+        log.error("%s", exc)
+        return 2
     for task in tasks:
         rate = task.metrics.get("genuine_followup,none")
         log.info("%s: genuine_followup=%s judge_calls=%s", task.task, rate, task.metrics.get("judge_calls,none"))
-    log.info("results: %s", path)
+    for path in paths:
+        log.info("results: %s", path)
     return 0
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import judging
 from uta_tasks.probe.records import ProbeRecord, ProbeSpec
-from uta_tasks.samples import find_samples
+from uta_tasks.samples import SamplesFile, find_samples
 
 log = logging.getLogger(__name__)
 
@@ -37,25 +36,34 @@ class RejudgedTask:
     Attributes:
         task: task name.
         source: the samples file read.
+        root: the folder (or file) given on the command line that holds ``source``.
         samples: the logged samples (JSON dicts, records replaced after judging).
         records: per sample, its probe records (one per repeat).
         metrics: aggregated ``"<metric>,none"`` values and ``_stderr`` entries.
+        higher_is_better: lm-eval's flag for every metric in ``metrics``.
     """
 
     task: str
-    source: Path
+    source: SamplesFile
+    root: Path
     samples: list[dict[str, Any]]
     records: list[list[ProbeRecord]]
     metrics: dict[str, Any] = field(default_factory=dict)
+    higher_is_better: dict[str, bool] = field(default_factory=dict)
 
 
 def _load(paths: Sequence[str | Path]) -> list[RejudgedTask]:
-    tasks = []
-    for found in find_samples(paths):
-        samples = [json.loads(line) for line in found.path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        records = [[ProbeRecord.from_json(text) for text in s["filtered_resps"][0]] for s in samples]
-        tasks.append(RejudgedTask(found.task, found.path, samples, records))
-    return tasks
+    tasks: dict[Path, RejudgedTask] = {}
+    for raw in paths:
+        root = Path(raw).expanduser().resolve()
+        for found in find_samples([root]):
+            if found.path in tasks:
+                continue
+            lines = found.path.read_text(encoding="utf-8").splitlines()
+            samples = [json.loads(line) for line in lines if line.strip()]
+            records = [[ProbeRecord.from_json(text) for text in s["filtered_resps"][0]] for s in samples]
+            tasks[found.path] = RejudgedTask(found.task, found, root, samples, records)
+    return list(tasks.values())
 
 
 def _aggregate(task: RejudgedTask, bootstrap_iters: int) -> None:
@@ -75,6 +83,7 @@ def _aggregate(task: RejudgedTask, bootstrap_iters: int) -> None:
         sample["filtered_resps"] = [texts]
         sample["resps"] = [texts]
     for spec in specs:
+        task.higher_is_better[spec.name] = spec.higher_is_better
         values = [d[spec.name] for d in per_doc]
         task.metrics[f"{spec.name},none"] = spec.aggregation(values)
         task.metrics[f"{spec.name}_stderr,none"] = compat.stderr(spec.aggregation, values, bootstrap_iters)
@@ -116,43 +125,3 @@ def rejudge(
     for task in tasks:
         _aggregate(task, bootstrap_iters)
     return tasks
-
-
-def write(tasks: list[RejudgedTask], output_path: Path, judge_metadata: dict[str, Any], date: str) -> Path:
-    """Write ``results_<date>.json`` (strict JSON: NaN as null) and one samples file per task.
-
-    Args:
-        tasks: from :func:`rejudge`.
-        output_path: the folder to write into.
-        judge_metadata: the judge settings used (recorded; never a key).
-        date: the date id in the file names.
-    """
-    from uta_tasks.judge.settings import JudgeSettings
-
-    output_path.mkdir(parents=True, exist_ok=True)
-    results: dict[str, Any] = {"results": {}, "n-samples": {}, "rejudge": {}}
-    results["rejudge"] = {
-        "judge": JudgeSettings.from_metadata(judge_metadata).describe(),
-        "sources": {t.task: str(t.source) for t in tasks},
-    }
-    by_task: dict[str, list[dict]] = defaultdict(list)
-    for task in tasks:
-        results["results"][task.task] = {"alias": task.task, **task.metrics}
-        results["n-samples"][task.task] = {"original": len(task.samples), "effective": len(task.samples)}
-        by_task[task.task].extend(task.samples)
-        (output_path / f"samples_{task.task}_{date}.jsonl").write_text(
-            "".join(json.dumps(_strict(s), ensure_ascii=False) + "\n" for s in task.samples), encoding="utf-8"
-        )
-    path = output_path / f"results_{date}.json"
-    path.write_text(json.dumps(_strict(results), indent=2, ensure_ascii=False), encoding="utf-8")
-    return path
-
-
-def _strict(value: Any) -> Any:
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, dict):
-        return {k: _strict(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_strict(v) for v in value]
-    return value

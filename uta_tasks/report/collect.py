@@ -25,13 +25,15 @@ class TaskRow:
     """One task of one model at one temperature.
 
     Attributes:
-        model: the model's display name.
+        model: the series name: the model's display name, with its probe modes when they are
+            not the defaults (see :func:`mode_name`).
         temperature: sampling temperature (None when unknown).
         task: task name.
         benchmark: benchmark name.
         perturbation: ``none``, ``trunc`` or ``question``.
         metrics: metric -> estimate dict (see :meth:`uta_tasks.runs.Estimate.to_dict`).
         run: the run it came from (for its samples).
+        model_id: the model's display name alone (no modes): what the paper's cells match.
     """
 
     model: str
@@ -41,6 +43,19 @@ class TaskRow:
     perturbation: str
     metrics: dict[str, dict[str, Any]]
     run: Run
+    model_id: str = ""
+
+    def family(self, overrides: dict[str, str] | None = None) -> str:
+        """The paper's family of the model (Table 6), with the series' probe modes: runs of
+        different modes are never pooled.
+
+        Args:
+            overrides: ``--family MODEL=FAMILY`` pairs.
+        """
+        from uta_tasks.paper.models import family_of
+
+        model_id = self.model_id or self.model
+        return family_of(model_id, overrides) + self.model[len(model_id):]
 
     def metric(self, name: str) -> dict[str, Any]:
         """A metric's estimate dict (all fields None when the task does not report it).
@@ -111,6 +126,22 @@ def display_model(name: str) -> str:
     return Path(name).name if name.startswith(("/", ".", "~")) else name
 
 
+def mode_name(model: str, task_prov: dict[str, Any]) -> str:
+    """The model's series name: with its probe modes when they are not the defaults
+    (``pass2_context``, ``truncate_scope``), so that runs of different modes stay apart and
+    show side by side, as temperatures do.
+
+    Args:
+        model: display name.
+        task_prov: the task's provenance.
+    """
+    from uta_tasks.probe.records import ProbeSpec
+
+    modes = [f"{k}={task_prov[k]}" for k in names.RUN_MODES
+             if task_prov.get(k) is not None and task_prov[k] != getattr(ProbeSpec, k)]
+    return f"{model} [{', '.join(modes)}]" if modes else model
+
+
 def _temperature(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -137,12 +168,13 @@ def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
             for task, row in summary["tasks"].items():
                 if row.get("benchmark") is None:
                     continue
-                temperature = _temperature(prov["tasks"].get(task, {}).get("temperature"))
-                key = (model, temperature, task)
+                task_prov = prov["tasks"].get(task, {})
+                temperature = _temperature(task_prov.get("temperature"))
+                key = (mode_name(model, task_prov), temperature, task)
                 if key in chosen:
                     log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
-                chosen[key] = TaskRow(model, temperature, task, row["benchmark"],
-                                      row.get("perturbation") or names.PERTURBATION_NONE, row["metrics"], run)
+                chosen[key] = TaskRow(key[0], temperature, task, row["benchmark"],
+                                      row.get("perturbation") or names.PERTURBATION_NONE, row["metrics"], run, model)
     order = {p: i for i, p in enumerate(names.PERTURBATIONS)}
     benches = names.benchmark_order()
     data.rows = sorted(chosen.values(), key=lambda r: (

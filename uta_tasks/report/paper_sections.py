@@ -16,7 +16,6 @@ from __future__ import annotations
 # A module import: uta_tasks.paper.reference reads ReportData from this package, so its names
 # are looked up when a section is built, not when this module loads.
 import uta_tasks.paper.reference as paper_reference
-from uta_tasks.paper.models import family_of
 from uta_tasks.report.collect import ReportData
 from uta_tasks.report.pooled import pool
 from uta_tasks.report.tables import Table, rate_cell, temp_text
@@ -156,9 +155,9 @@ def table6(data: ReportData, families: dict[str, str] | None = None) -> Table | 
     rows = [r for r in data.rows if r.perturbation == names.PERTURBATION_NONE]
     if not rows:
         return None
-    keys = list(dict.fromkeys((family_of(r.model, families), r.temperature) for r in rows))
+    keys = list(dict.fromkeys((r.family(families), r.temperature) for r in rows))
     several = len({t for _, t in keys}) > 1
-    pooled = {k: [r for r in rows if (family_of(r.model, families), r.temperature) == k] for k in keys}
+    pooled = {k: [r for r in rows if (r.family(families), r.temperature) == k] for k in keys}
     n = {k: pool(v, names.label_metric(names.labels()[0]), data.settings.confidence).n for k, v in pooled.items()}
     headers = ["Primary Label", *(f"{fam}{f' T={temp_text(t)}' if several else ''} (%) n={n[(fam, t)]}"
                                   for fam, t in keys)]

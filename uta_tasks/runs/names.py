@@ -91,6 +91,11 @@ def benchmark_order() -> list[str]:
     return list(BENCHMARKS)
 
 
+# ---- where a run's verdicts came from (``uta-rejudge`` adds this block to the results JSON) ---
+REJUDGE_KEY = "rejudge"  # {"judge": settings, "date": ..., "source_results": path, "sources": {task: path}}
+VERDICTS_LIVE = "live"  # judged while lm-eval ran
+VERDICTS_REJUDGE = "rejudge"  # judged afterwards by uta-rejudge
+
 # ---- the task config lm-eval dumps (results["configs"][task]) ----------------------------
 META_BENCHMARK = "uta_benchmark"
 META_PERTURBATION = "uta_perturbation"
@@ -99,6 +104,8 @@ META_JUDGE_MODEL = "judge_model"
 META_JUDGE_PROMPT = "judge_prompt"
 META_JUDGE_TEMPERATURE = "judge_temperature"
 JUDGE_OFF = "none"  # the ``judge`` setting that skips judging
+# The probe's modes (issue 17): run dimensions like temperature, never pooled together.
+RUN_MODES = ("pass2_context", "truncate_scope")
 PERTURBATION_NONE = "none"
 PERTURBATIONS = (PERTURBATION_NONE, "trunc", "question")  # in the order tables list them
 TASK_PREFIX = "uta_"

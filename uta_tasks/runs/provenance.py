@@ -1,4 +1,5 @@
-"""Where a run's numbers come from: model, judge, prompt version, temperatures, versions.
+"""Where a run's numbers come from: model, judge, prompt version, temperatures, the probe's
+modes (``pass2_context``, ``truncate_scope``), versions.
 
 Judge model and prompt version are read from the verdicts in the samples when they were
 logged (what was actually used); otherwise from the task's ``--metadata``
@@ -56,6 +57,19 @@ def _temperature(task: TaskRun) -> Any:
     return _number(gen_kwargs.get(names.GEN_TEMPERATURE, 0.0))
 
 
+def _mode(task: TaskRun, key: str) -> Any:
+    """``pass2_context`` or ``truncate_scope``: from the records (a record older than version 3
+    did what :data:`~uta_tasks.probe.records.LEGACY_DEFAULTS` says), else the task's metadata,
+    else the package default."""
+    from uta_tasks.probe.records import LEGACY_DEFAULTS, ProbeSpec
+
+    found = {record.get(key, LEGACY_DEFAULTS[key]) for doc in task.docs or [] for record in doc.records}
+    if found:
+        return _one(found)
+    meta = task.config.get("metadata") or {}
+    return meta.get(key, getattr(ProbeSpec, key))
+
+
 def task_provenance(task: TaskRun) -> dict[str, Any]:
     """Judge and sampling settings of one task.
 
@@ -66,6 +80,8 @@ def task_provenance(task: TaskRun) -> dict[str, Any]:
     defaults = names.judge_defaults()
     judged = str(meta.get(names.META_JUDGE, "")).lower() != names.JUDGE_OFF
     out: dict[str, Any] = {"temperature": _temperature(task), "judged": judged}
+    for key in names.RUN_MODES:
+        out[key] = _mode(task, key)
     for key, meta_key, field in (
         ("judge_model", names.META_JUDGE_MODEL, names.V_JUDGE_MODEL),
         ("prompt_version", names.META_JUDGE_PROMPT, names.V_PROMPT_VERSION),
@@ -98,6 +114,20 @@ def model_name(results: dict[str, Any]) -> str:
     return match.group(1) if match else str((results.get("config") or {}).get("model") or "unknown model")
 
 
+def verdicts_source(results: dict[str, Any]) -> dict[str, Any]:
+    """Where a run's verdicts came from: ``{"source": "live"}``, or ``{"source": "rejudge", "judge": {...},
+    "date": ..., "source_results": path}`` for a folder written by ``uta-rejudge``.
+
+    Args:
+        results: the results JSON.
+    """
+    block = results.get(names.REJUDGE_KEY)
+    if not isinstance(block, dict):
+        return {"source": names.VERDICTS_LIVE}
+    return {"source": names.VERDICTS_REJUDGE, "judge": block.get("judge"), "date": block.get("date"),
+            "source_results": block.get("source_results")}
+
+
 def run_provenance(run: Run) -> dict[str, Any]:
     """Provenance of a whole run: model, versions, and per-task judge and sampling settings.
 
@@ -119,11 +149,13 @@ def run_provenance(run: Run) -> dict[str, Any]:
         "git_hash": results.get("git_hash"),
         "date": results.get("date"),
         "results_file": run.files.results.name,
+        "verdicts": verdicts_source(results),
         "samples_logged": run.has_samples,
         "judge_model": _one({_hashable(p["judge_model"]) for p in tasks.values()}),
         "prompt_version": _one({_hashable(p["prompt_version"]) for p in tasks.values()}),
         "judge_temperature": _one({_hashable(p["judge_temperature"]) for p in tasks.values()}),
         "temperature": _one({_hashable(p["temperature"]) for p in tasks.values()}),
+        **{key: _one({_hashable(p[key]) for p in tasks.values()}) for key in names.RUN_MODES},
         "tasks": tasks,
     }
 

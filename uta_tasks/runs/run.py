@@ -102,7 +102,7 @@ def _split_metrics(row: dict[str, Any]) -> tuple[dict[str, float], dict[str, flo
             continue
         metric = key[: -len(suffix)]
         try:
-            number = float(raw)
+            number = math.nan if raw is None else float(raw)  # null: a strict-JSON writer's NaN (uta-rejudge)
         except (TypeError, ValueError):
             continue
         if metric.endswith("_stderr"):

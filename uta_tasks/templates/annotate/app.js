@@ -5,7 +5,16 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(window.location.search);
-  const annotator = (params.get("annotator") || "").trim();
+  let annotator = (params.get("annotator") || "").trim();
+  // An invite link carries the annotator's secret in its fragment (#key=...), which is never
+  // sent to the server: keep it for this tab and send it as a bearer token.
+  const KEY_STORE = "uta-annotate-key";
+  const fromLink = /^#key=([A-Za-z0-9_-]+)$/.exec(window.location.hash);
+  if (fromLink) {
+    window.sessionStorage.setItem(KEY_STORE, fromLink[1]);
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+  const key = window.sessionStorage.getItem(KEY_STORE);
   const labelKeys = {};
   let item = null;
   let answered = 0;
@@ -19,7 +28,11 @@
   }
 
   async function api(path, options) {
-    const response = await fetch(path, options);
+    const request = Object.assign({}, options || {});
+    if (key) {
+      request.headers = Object.assign({}, request.headers || {}, { Authorization: `Bearer ${key}` });
+    }
+    const response = await fetch(path, request);
     const data = await response.json();
     if (!response.ok) {
       throw new Error(data.error || response.statusText);
@@ -164,7 +177,7 @@
     });
     $("prev").addEventListener("click", () => move(-1));
     $("next").addEventListener("click", () => move(1));
-    if (!annotator) {
+    if (!annotator && !key) {
       $("login").hidden = false;
       document.body.dataset.state = "login";
       $("annotator-name").focus();
@@ -174,6 +187,7 @@
     document.addEventListener("keydown", onKey);
     try {
       const session = await api(`/api/session?annotator=${encodeURIComponent(annotator)}`);
+      annotator = session.annotator;
       answered = session.answered;
       const fromHash = parseInt(window.location.hash.slice(1), 10) - 1;
       const position = fromHash >= 0 && fromHash < session.total ? fromHash : session.position;
