@@ -113,7 +113,7 @@ class JudgeClient:
         self.settings = settings
         self._secret = settings.api_key()
         install_log_redaction(self._secret)
-        warn_key_transport(settings, self._secret)
+        warn_key_transport(settings.base_url, settings.api_key_env, self._secret)
         self.params = RequestParams(settings)
         self.limit = AdaptiveLimit(settings.concurrency, settings.concurrency_max)
         self._client = openai.AsyncOpenAI(

@@ -80,7 +80,7 @@ def preflight(settings: JudgeSettings) -> None:
             f"({settings.base_url}). Export {settings.api_key_env}=<your key>, or point judge_base_url "
             "(or OPENAI_BASE_URL) to an OpenAI-compatible server, or pass judge=none to skip judging."
         )
-    warn_key_transport(settings, key)
+    warn_key_transport(settings.base_url, settings.api_key_env, key)
     client = openai.OpenAI(
         api_key=key or "no-key",
         base_url=settings.base_url,

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .reasons import code_from_reason
+from .reasons import INTERNAL, code_from_reason
 
 ROLES = ("system", "user", "assistant")
 
@@ -207,9 +208,21 @@ class JudgeRun:
         ``calls``, ``rate_limited``, ``prelabelled``, ``cache_hits``, ``input_tokens``, ``output_tokens``,
         ``not_persisted``.
         Item counts are over input items (duplicates included); the rest over requests."""
-        from .summary import summarize
-
-        return summarize(self)
+        reasons = Counter(v.reason_code or INTERNAL for v in self.verdicts if not v.judged)
+        return {
+            "items": len(self.verdicts),
+            "unique_items": self.unique_items,
+            "judged": sum(1 for v in self.verdicts if v.judged),
+            "unjudged": sum(reasons.values()),
+            "unjudged_by_reason": dict(sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0]))),
+            "calls": self.calls,
+            "rate_limited": self.rate_limited,
+            "prelabelled": self.prelabelled,
+            "cache_hits": self.cache_hits,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "not_persisted": self.not_persisted,
+        }
 
     def usage(self) -> dict[str, int]:
         """Run totals as a plain dict."""

@@ -10,38 +10,13 @@ cache, so the rerun after fixing the cause pays only for what is missing.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from .errors import JudgeUnjudgedError
-from .reasons import INTERNAL
 
 if TYPE_CHECKING:
     from .records import JudgeRun
     from .settings import JudgeSettings
-
-
-def summarize(run: JudgeRun) -> dict[str, Any]:
-    """The run's figures (see :meth:`JudgeRun.summary`).
-
-    Args:
-        run: A finished run.
-    """
-    reasons = Counter(v.reason_code or INTERNAL for v in run.verdicts if not v.judged)
-    return {
-        "items": len(run.verdicts),
-        "unique_items": run.unique_items,
-        "judged": sum(1 for v in run.verdicts if v.judged),
-        "unjudged": sum(reasons.values()),
-        "unjudged_by_reason": dict(sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0]))),
-        "calls": run.calls,
-        "rate_limited": run.rate_limited,
-        "prelabelled": run.prelabelled,
-        "cache_hits": run.cache_hits,
-        "input_tokens": run.input_tokens,
-        "output_tokens": run.output_tokens,
-        "not_persisted": run.not_persisted,
-    }
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -87,7 +62,7 @@ def enforce_unjudged_share(run: JudgeRun, settings: JudgeSettings) -> None:
     total = len(run.verdicts)
     if not settings.enabled or total == 0:
         return
-    summary = summarize(run)
+    summary = run.summary()
     share = summary["unjudged"] / total
     if share <= settings.max_unjudged_share:
         return

@@ -14,13 +14,9 @@ from __future__ import annotations
 import ipaddress
 import logging
 import re
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlsplit
 
 from .errors import JudgeConfigError
-
-if TYPE_CHECKING:
-    from .settings import JudgeSettings
 
 log = logging.getLogger(__name__)
 
@@ -121,17 +117,17 @@ def is_loopback(url: str) -> bool:
         return False
 
 
-def warn_key_transport(settings: JudgeSettings, key: str | None) -> None:
+def warn_key_transport(url: str, key_env: str, key: str | None) -> None:
     """Warn when an API key would travel over plain http to another machine.
 
     Args:
-        settings: The judge settings.
+        url: The judge's base URL (``judge_base_url``).
+        key_env: The environment variable the key came from (``judge_api_key_env``).
         key: The key that will be sent (None: nothing to warn about).
     """
-    url = settings.base_url
     if key and url.startswith("http://") and not is_loopback(url):
         log.warning(
             "judge: the API key from $%s is sent over plain http to %s, readable by anyone on the "
             "network path; use https, or reach the server through an SSH tunnel on 127.0.0.1",
-            settings.api_key_env, host_of(url),
+            key_env, host_of(url),
         )

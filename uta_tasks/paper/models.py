@@ -80,3 +80,16 @@ def family_of(model: str, overrides: dict[str, str] | None = None) -> str:
         if last.lower().startswith(prefix):
             return family
     return last.split("-")[0] or last
+
+
+def series_family(model: str, model_id: str = "", overrides: dict[str, str] | None = None) -> str:
+    """The paper's family of a series (Table 6), with the series' probe modes: runs of
+    different modes are never pooled.
+
+    Args:
+        model: the series name (the model id, then its modes, e.g. ``'m [pass2_context=template]'``).
+        model_id: the model id inside it (empty: the whole name).
+        overrides: ``--family MODEL=FAMILY`` pairs.
+    """
+    model_id = model_id or model
+    return family_of(model_id, overrides) + model[len(model_id):]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from uta_tasks.paper.cells import Cell, PaperReference, load_reference
-from uta_tasks.paper.models import paper_model
+from uta_tasks.paper.models import paper_model, series_family
 from uta_tasks.report.collect import ReportData, TaskRow
 from uta_tasks.report.pooled import pool
 from uta_tasks.runs import names
@@ -154,8 +154,8 @@ def _family_checks(data: ReportData, cells: list[Cell], tolerance: float, ref: P
                    families: dict[str, str] | None) -> list[Check]:
     rows = [r for r in data.rows if r.temperature == 0.0 and r.perturbation == names.PERTURBATION_NONE]
     out = []
-    for family in dict.fromkeys(r.family(families) for r in rows):
-        fam_rows = [r for r in rows if r.family(families) == family]
+    for family in dict.fromkeys(series_family(r.model, r.model_id, families) for r in rows):
+        fam_rows = [r for r in rows if series_family(r.model, r.model_id, families) == family]
         fam_cells = [c for c in cells if c.source == "Table 6" and c.model == family]
         if not fam_cells:
             continue

@@ -5,14 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from uta_tasks.report.collect import collect
+from uta_tasks.report.collect import ReportData, collect
 from uta_tasks.report.figures import FigureFile, draw_figures, save_figure
 from uta_tasks.report.html import render_html
+from uta_tasks.report.judge_trust import judge_trust_tables
 from uta_tasks.report.markdown import render_markdown
 from uta_tasks.report.paper_figures import paper_figures
 from uta_tasks.report.paper_sections import paper_tables
 from uta_tasks.report.samples import sample_rows
-from uta_tasks.report.tables import all_tables
+from uta_tasks.report.tables import Table, conditioned, headline, labels, perturbations, temperatures, unjudged
 from uta_tasks.runs import EstimateSettings
 
 
@@ -75,3 +76,15 @@ def build_report(
     md = out / "report.md"
     md.write_text(render_markdown(data, tables, figures, title=title), encoding="utf-8")
     return ReportFiles(html, md, figures)
+
+
+def all_tables(data: ReportData) -> list[Table]:
+    """Every table of the report, in page order.
+
+    Args:
+        data: the report data.
+    """
+    tables = [headline(data), labels(data), perturbations(data), temperatures(data), conditioned(data),
+              unjudged(data), *judge_trust_tables(data)]
+    return [t for t in tables if t is not None]
+

@@ -45,18 +45,6 @@ class TaskRow:
     run: Run
     model_id: str = ""
 
-    def family(self, overrides: dict[str, str] | None = None) -> str:
-        """The paper's family of the model (Table 6), with the series' probe modes: runs of
-        different modes are never pooled.
-
-        Args:
-            overrides: ``--family MODEL=FAMILY`` pairs.
-        """
-        from uta_tasks.paper.models import family_of
-
-        model_id = self.model_id or self.model
-        return family_of(model_id, overrides) + self.model[len(model_id):]
-
     def metric(self, name: str) -> dict[str, Any]:
         """A metric's estimate dict (all fields None when the task does not report it).
 

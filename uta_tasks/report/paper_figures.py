@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from uta_tasks.paper.models import series_family
 from uta_tasks.report.collect import ReportData
 from uta_tasks.report.figures import LABEL_COLORS, RATE_AXIS, rate_point
 from uta_tasks.report.paper_sections import FIG3_BENCHMARKS, PRINTED
@@ -107,7 +108,7 @@ def table6(data: ReportData, families: dict[str, str] | None = None) -> str | No
         families: ``MODEL=FAMILY`` overrides.
     """
     rows = [r for r in data.rows if r.perturbation == names.PERTURBATION_NONE]
-    keys = list(dict.fromkeys((r.family(families), r.temperature) for r in rows))
+    keys = list(dict.fromkeys((series_family(r.model, r.model_id, families), r.temperature) for r in rows))
     if not keys:
         return None
     several = len({t for _, t in keys}) > 1
@@ -116,7 +117,7 @@ def table6(data: ReportData, families: dict[str, str] | None = None) -> str | No
     for i, label in enumerate(names.labels()):
         values = []
         for key in keys:
-            share = pool([r for r in rows if (r.family(families), r.temperature) == key],
+            share = pool([r for r in rows if (series_family(r.model, r.model_id, families), r.temperature) == key],
                           names.label_metric(label), data.settings.confidence).value
             values.append(100.0 * (share or 0.0))
         segments.append(Series(label, values, LABEL_COLORS[i % len(LABEL_COLORS)]))

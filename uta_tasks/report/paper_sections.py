@@ -16,6 +16,7 @@ from __future__ import annotations
 # A module import: uta_tasks.paper.reference reads ReportData from this package, so its names
 # are looked up when a section is built, not when this module loads.
 import uta_tasks.paper.reference as paper_reference
+from uta_tasks.paper.models import series_family
 from uta_tasks.report.collect import ReportData
 from uta_tasks.report.pooled import pool
 from uta_tasks.report.tables import Table, rate_cell, temp_text
@@ -155,9 +156,9 @@ def table6(data: ReportData, families: dict[str, str] | None = None) -> Table | 
     rows = [r for r in data.rows if r.perturbation == names.PERTURBATION_NONE]
     if not rows:
         return None
-    keys = list(dict.fromkeys((r.family(families), r.temperature) for r in rows))
+    keys = list(dict.fromkeys((series_family(r.model, r.model_id, families), r.temperature) for r in rows))
     several = len({t for _, t in keys}) > 1
-    pooled = {k: [r for r in rows if (r.family(families), r.temperature) == k] for k in keys}
+    pooled = {k: [r for r in rows if (series_family(r.model, r.model_id, families), r.temperature) == k] for k in keys}
     n = {k: pool(v, names.label_metric(names.labels()[0]), data.settings.confidence).n for k, v in pooled.items()}
     headers = ["Primary Label", *(f"{fam}{f' T={temp_text(t)}' if several else ''} (%) n={n[(fam, t)]}"
                                   for fam, t in keys)]

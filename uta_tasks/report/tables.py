@@ -184,16 +184,3 @@ def unjudged(data: ReportData) -> Table:
                            "—" if count is None else f"{count:g}", _n(share), rate_cell(share)])
     return table
 
-
-def all_tables(data: ReportData) -> list[Table]:
-    """Every table of the report, in page order.
-
-    Args:
-        data: the report data.
-    """
-    from uta_tasks.report.judge_trust import judge_trust_tables
-
-    tables = [headline(data), labels(data), perturbations(data), temperatures(data), conditioned(data),
-              unjudged(data), *judge_trust_tables(data)]
-    return [t for t in tables if t is not None]
-
