@@ -33,7 +33,7 @@ help:
 	@echo "make test          set everything up, then run the whole pytest suite"
 	@echo "make test-fast     only the tests not marked slow (no torch, no vLLM, no model)"
 	@echo "make test-lm05     the fast pipeline tests on lm-eval $(LM05_VERSION)"
-	@echo "make lint          ruff, and mypy on the package"
+	@echo "make lint          ruff, mypy on the package, and the import contracts"
 	@echo "make docs          build the manual (docs/) with mkdocs --strict into site/"
 	@echo "make generate      rewrite the task YAML files from uta_tasks/tasks/generate.py"
 	@echo "make test-install  build the wheel and test it in a fresh venv"
@@ -90,6 +90,7 @@ test-lm05: setup-lm05
 lint: setup-fast
 	$(FAST_VENV)/bin/python -m ruff check uta_tasks tests perf
 	$(FAST_VENV)/bin/python -m mypy uta_tasks
+	$(FAST_VENV)/bin/lint-imports
 
 docs: setup-fast
 	NO_MKDOCS_2_WARNING=1 $(FAST_VENV)/bin/python -m mkdocs build --strict --quiet --site-dir site
@@ -106,7 +107,7 @@ test-install: setup-packages
 # which prints the time of every phase.
 quickstart:
 	started=$$(date +%s) && $(SETUP) packages model $(if $(OPENAI_API_KEY),,$(if $(filter 1,$(UTA_NO_VLLM)),llama,)) && \
-	UTA_QUICKSTART_SETUP_SECONDS=$$(( $$(date +%s) - started )) $(VPY) -m uta_tasks.quickstart $(QUICKSTART_ARGS)
+	UTA_QUICKSTART_SETUP_SECONDS=$$(( $$(date +%s) - started )) $(VPY) -m uta_tasks.apps.quickstart $(QUICKSTART_ARGS)
 
 wheel: setup-packages
 	$(VPY) -m pip wheel --no-deps --no-build-isolation -w dist .

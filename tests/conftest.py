@@ -59,7 +59,7 @@ def hf_lm(smollm2_dir):
 def llama_url():
     """The real llama-server with SmolLM2 on 127.0.0.1, one for the session (built by
     scripts/build_llama_server.sh)."""
-    from uta_tasks.judge.local_server import llama_server
+    from uta_tasks.servers.llama_server import llama_server
 
     with llama_server(parallel=8, ctx_size=16384) as url:
         yield url

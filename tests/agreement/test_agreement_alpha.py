@@ -9,8 +9,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from uta_tasks.agreement.alpha import krippendorff_alpha, value_counts
 from uta_tasks.judge import LABELS
+from uta_tasks.stats.alpha import krippendorff_alpha, value_counts
 
 
 def test_alpha_of_a_hand_computed_case() -> None:
@@ -58,7 +58,7 @@ def test_bootstrap_interval_is_seeded_and_brackets_alpha() -> None:
 
 
 def test_uta_agreement_reports_alpha_with_three_sources(tmp_path, capsys) -> None:
-    from uta_tasks.agreement.cli import main
+    from uta_tasks.apps.agreement.cli import main
 
     rows = {"a": [True, True, False, False], "b": [True, False, False, False], "c": [True, True, False, None]}
     paths = []

@@ -14,8 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
 
 from run_builder import RunSpec, docs, write_run  # noqa: E402
 
-from uta_tasks.agreement.calibration import read_calibration  # noqa: E402
-from uta_tasks.samples import sample_items  # noqa: E402
+from uta_tasks.runs.calibration import read_calibration  # noqa: E402
+from uta_tasks.runs.sample_items import sample_items  # noqa: E402
 
 # Calibration docs 0-19 are genuine to the humans, 20-59 not; the judge says genuine for 0-16
 # and 20-23: TP 17, FN 3, FP 4, TN 36. Doc 60: the two annotators split (a tie, left out).
@@ -26,7 +26,7 @@ CORRECTED = (0.15 + 36 / 40 - 1) / (17 / 20 + 36 / 40 - 1)  # 200 docs, 30 judge
 
 @pytest.fixture
 def calibration(tmp_path: Path, capsys) -> Path:
-    from uta_tasks.agreement.cli import main
+    from uta_tasks.apps.agreement.cli import main
 
     folder = write_run(tmp_path / "calib", RunSpec({"uta_gsm8k": docs(JUDGE)})).parent
     ids = {e.doc_id: e.item_id for e in sample_items([folder]) if e.kind == "verdict"}
@@ -60,7 +60,7 @@ def test_calibration_file_holds_the_majority_human_decision_and_the_judge(calibr
 
 
 def test_uta_summary_adds_the_corrected_rate(calibration: Path, tmp_path: Path) -> None:
-    from uta_tasks.runs.cli import main
+    from uta_tasks.apps.summary import main
 
     run = _candidate(tmp_path)
     assert main([str(run), "--calibration", str(calibration), "--iterations", "500"]) == 0
@@ -76,7 +76,7 @@ def test_uta_summary_adds_the_corrected_rate(calibration: Path, tmp_path: Path) 
 
 
 def test_uta_gate_decides_on_the_corrected_rate(calibration: Path, tmp_path: Path, capsys) -> None:
-    from uta_tasks.gate.cli import main
+    from uta_tasks.apps.gate.cli import main
 
     rules = tmp_path / "rules.yaml"
     rules.write_text("rules:\n  - 'uta_gsm8k: genuine_followup <= 0.10'\n"
@@ -89,7 +89,7 @@ def test_uta_gate_decides_on_the_corrected_rate(calibration: Path, tmp_path: Pat
 
 
 def test_a_run_of_another_judge_is_not_comparable(calibration: Path, tmp_path: Path, capsys) -> None:
-    from uta_tasks.gate.cli import main
+    from uta_tasks.apps.gate.cli import main
 
     rules = tmp_path / "rules.yaml"
     rules.write_text("rules:\n  - 'uta_gsm8k: genuine_followup_corrected <= 0.10'\n")
@@ -99,7 +99,7 @@ def test_a_run_of_another_judge_is_not_comparable(calibration: Path, tmp_path: P
 
 
 def test_uta_report_shows_the_corrected_rate(calibration: Path, tmp_path: Path) -> None:
-    from uta_tasks.report.cli import main
+    from uta_tasks.apps.report.cli import main
 
     out = tmp_path / "report"
     assert main([str(_candidate(tmp_path)), "--out", str(out), "--calibration", str(calibration),

@@ -14,10 +14,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
 
 from run_builder import Doc, RunSpec, Turn, write_run  # noqa: E402
 
-from uta_tasks.agreement.cli import main  # noqa: E402
-from uta_tasks.annotate import AnnotationDB  # noqa: E402
-from uta_tasks.annotate.cli import prepare_packet  # noqa: E402
-from uta_tasks.samples import sample_items  # noqa: E402
+from uta_tasks.apps.agreement.cli import main  # noqa: E402
+from uta_tasks.apps.annotate import AnnotationDB  # noqa: E402
+from uta_tasks.apps.annotate.cli import prepare_packet  # noqa: E402
+from uta_tasks.runs.sample_items import sample_items  # noqa: E402
 
 # 20 docs of two models: nano yes/mini no 4, nano no/mini yes 2, both yes 4, both no 10.
 NANO = [True] * 4 + [False] * 2 + [True] * 4 + [False] * 10

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from uta_tasks.agreement.slices import draw_slices, file_view, slice_rows
-from uta_tasks.agreement.sources import LabelSource
+from uta_tasks.apps.agreement.slices import draw_slices, file_view, slice_rows
+from uta_tasks.runs.label_sources import LabelSource
 
 # 20 items: A yes/B no 4, A no/B yes 2, both yes 4, both no 10 (A genuine: 8 of 20 = 40%).
 CELLS = [(True, False)] * 4 + [(False, True)] * 2 + [(True, True)] * 4 + [(False, False)] * 10

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from saved_runs import write_run
 
-from uta_tasks.agreement import load_sources
-from uta_tasks.agreement.cli import main
-from uta_tasks.annotate import AnnotationDB, draw_packet
-from uta_tasks.annotate.cli import export
+from uta_tasks.apps.agreement import load_sources
+from uta_tasks.apps.agreement.cli import main
+from uta_tasks.apps.annotate import AnnotationDB, draw_packet
+from uta_tasks.apps.annotate.cli import export
 from uta_tasks.judge import LABELS
-from uta_tasks.samples import sample_items
+from uta_tasks.runs.sample_items import sample_items
 
 
 def _flip(label: str, genuine: bool) -> tuple[str, bool]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from uta_tasks.agreement import LabelSource, NoOverlapError, compare, compare_all, measure
+from uta_tasks.apps.agreement import LabelSource, NoOverlapError, compare, compare_all, measure
 from uta_tasks.judge import LABELS
 
 

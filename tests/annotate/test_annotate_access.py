@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from saved_runs import write_run
 
-from uta_tasks.annotate import AnnotationDB, AnnotationError, AnnotationServer, draw_packet
-from uta_tasks.annotate.access import is_loopback
-from uta_tasks.annotate.cli import main as annotate_main
-from uta_tasks.samples import sample_items
+from uta_tasks.apps.annotate import AnnotationDB, AnnotationError, AnnotationServer, draw_packet
+from uta_tasks.apps.annotate.access import is_loopback
+from uta_tasks.apps.annotate.cli import main as annotate_main
+from uta_tasks.runs.sample_items import sample_items
 
 
 def _call(url: str, key: str | None = None, payload: object = None) -> tuple[int, dict]:

@@ -12,8 +12,8 @@ import pytest
 from png_pixels import decode
 from saved_runs import write_run
 
-from uta_tasks.annotate import AnnotationDB, AnnotationServer
-from uta_tasks.annotate.cli import prepare_packet
+from uta_tasks.apps.annotate import AnnotationDB, AnnotationServer
+from uta_tasks.apps.annotate.cli import prepare_packet
 from uta_tasks.judge import LABELS
 
 pytestmark = pytest.mark.slow
@@ -149,7 +149,7 @@ def test_keyboard_annotation_persists_and_nothing_blinded_reaches_the_browser(
 def test_invite_link_opens_the_page_for_its_annotator_only(driver, tmp_path: Path, judge_meta, capsys) -> None:
     """A server with invites forced on (on 127.0.0.1): the invite link opens alice's page, her
     answer is saved under her name, and the secret leaves the address bar and never goes out in a URL."""
-    from uta_tasks.annotate.cli import main as annotate_main
+    from uta_tasks.apps.annotate.cli import main as annotate_main
 
     runs = tmp_path / "runs"
     write_run(runs, MODEL_NAME, {"uta_gsm8k_trunc": 4}, judge_meta())

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from saved_runs import write_run
 
-from uta_tasks.annotate import AnnotationDB, AnnotationError, draw_packet
-from uta_tasks.annotate.cli import export, prepare_packet
-from uta_tasks.samples import sample_items
+from uta_tasks.apps.annotate import AnnotationDB, AnnotationError, draw_packet
+from uta_tasks.apps.annotate.cli import export, prepare_packet
+from uta_tasks.runs.sample_items import sample_items
 
 
 @pytest.fixture(scope="module")

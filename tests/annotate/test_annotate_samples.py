@@ -9,7 +9,8 @@ import pytest
 from saved_runs import DATE, write_run
 
 from uta_tasks.judge.prompt import load_template
-from uta_tasks.samples import find_samples, sample_items
+from uta_tasks.runs.sample_files import find_samples
+from uta_tasks.runs.sample_items import sample_items
 
 
 @pytest.mark.parametrize("history", ["final", "raw"])

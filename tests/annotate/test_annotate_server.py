@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from saved_runs import write_run
 
-from uta_tasks.annotate import AnnotationDB, AnnotationServer, draw_packet
-from uta_tasks.samples import sample_items
+from uta_tasks.apps.annotate import AnnotationDB, AnnotationServer, draw_packet
+from uta_tasks.runs.sample_items import sample_items
 
 
 def _get(url: str) -> tuple[int, dict]:
@@ -90,7 +90,7 @@ def test_page_and_assets_are_local(served) -> None:
 
 
 def test_a_database_without_packet_is_refused(tmp_path: Path) -> None:
-    from uta_tasks.annotate import AnnotationError
+    from uta_tasks.apps.annotate import AnnotationError
 
     with pytest.raises(AnnotationError, match="holds no packet"):
         AnnotationServer(tmp_path / "empty.sqlite", port=0)

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
 
 from real_run import LIMIT, TASKS, judge_metadata, write_real_run  # noqa: E402
 
-from uta_tasks.samples import sample_items  # noqa: E402
+from uta_tasks.runs.sample_items import sample_items  # noqa: E402
 
 pytestmark = pytest.mark.slow
 TRUNC = "uta_ifbench_trunc"
@@ -38,11 +38,11 @@ def _answers(folder: Path) -> dict[str, tuple[str, bool]]:
 
 def test_generate_then_judge_later_summary_gate_report_agreement(hf_lm, smollm2_dir, llama_url, uta_real_run,
                                                                  tmp_path: Path) -> None:
-    from uta_tasks.agreement.cli import main as agreement_main
-    from uta_tasks.gate.cli import main as gate_main
-    from uta_tasks.rejudge.cli import main as rejudge_main
-    from uta_tasks.report.cli import main as report_main
-    from uta_tasks.runs.cli import main as summary_main
+    from uta_tasks.apps.agreement.cli import main as agreement_main
+    from uta_tasks.apps.gate.cli import main as gate_main
+    from uta_tasks.apps.rejudge.cli import main as rejudge_main
+    from uta_tasks.apps.report.cli import main as report_main
+    from uta_tasks.apps.summary import main as summary_main
 
     live = uta_real_run
     # 1. generate only (what `uta-eval ... --predict_only --log_samples --output_path gen/` writes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uta_tasks.gate.decide import bound_holds, regression_holds
+from uta_tasks.apps.gate.decide import bound_holds, regression_holds
 from uta_tasks.stats import Interval
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import yaml
 
-from uta_tasks.gate import load_rules
-from uta_tasks.gate.cli import parser as gate_parser
-from uta_tasks.report.cli import parser as report_parser
+from uta_tasks.apps.gate import load_rules
+from uta_tasks.apps.gate.cli import parser as gate_parser
+from uta_tasks.apps.report.cli import parser as report_parser
 from uta_tasks.runs.estimates import count_metrics
 
 ROOT = Path(__file__).resolve().parents[2]

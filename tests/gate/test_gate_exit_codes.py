@@ -9,8 +9,8 @@ import pytest
 import yaml
 from run_builder import RunSpec, docs, write_run
 
-from uta_tasks.gate import GateInputError, run_gate
-from uta_tasks.gate.cli import main as gate_main
+from uta_tasks.apps.gate import GateInputError, run_gate
+from uta_tasks.apps.gate.cli import main as gate_main
 
 N = 40
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _gate(*args, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "uta_tasks.gate.cli", *map(str, args)], check=False, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "uta_tasks.apps.gate.cli", *map(str, args)], check=False, capture_output=True,
                           text=True, env=env, timeout=300, cwd=cwd)
 
 

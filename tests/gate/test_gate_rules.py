@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uta_tasks.gate import GateInputError, load_rules, parse_rules
+from uta_tasks.apps.gate import GateInputError, load_rules, parse_rules
 
 
 def test_long_and_short_forms_and_settings():

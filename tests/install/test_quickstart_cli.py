@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from uta_tasks import include_path, quickstart
+from uta_tasks import include_path
+from uta_tasks.apps import quickstart
 
 
 def _args(*argv: str):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fault_server import CANDIDATE
 
-from uta_tasks.judge.conformance import CASES, load_cases, main
+from uta_tasks.apps.conformance import CASES, load_cases, main
 from uta_tasks.judge.labels import FAILURE_LABELS, GENUINE_LABELS, LABELS
 
 

@@ -141,7 +141,7 @@ def test_preflight_catches_setup_errors_in_seconds(fault_server: FaultServer,
     with pytest.raises(JudgeConfigError, match="judge_model"):
         preflight(fault_settings(model="gpt-nope"))
 
-    from uta_tasks.judge.local_server import free_port
+    from uta_tasks.servers.llama_server import free_port
 
     start = time.monotonic()
     with pytest.raises(JudgeConfigError, match="judge_base_url='http://127.0.0.1:.*cannot be reached"):

@@ -17,11 +17,11 @@ from sample_items import REPO_ROOT
 
 from uta_tasks.judge import LABELS, JudgeConfigError, JudgeItem, JudgeSettings, judge_all, preflight
 from uta_tasks.judge.labels import allowed_genuine, response_format
-from uta_tasks.judge.local_server import MODEL_ALIAS, llama_server
 from uta_tasks.judge.parse import parse_reply
 from uta_tasks.judge.prompt import load_template
 from uta_tasks.judge.reasons import LENGTH
 from uta_tasks.judge.settings import DEFAULT_PROMPT
+from uta_tasks.servers.llama_server import MODEL_ALIAS, llama_server
 
 pytestmark = pytest.mark.slow
 
@@ -187,7 +187,7 @@ def test_local_server_is_killed_on_exceptions() -> None:
 
 def test_local_server_cli_serves_until_sigterm() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "uta_tasks.judge.local_server", "--parallel", "1", "--ctx-size", "2048"],
+        [sys.executable, "-m", "uta_tasks.servers.llama_server", "--parallel", "1", "--ctx-size", "2048"],
         cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:

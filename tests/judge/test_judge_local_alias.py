@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from uta_tasks.judge import local_server
-from uta_tasks.judge.local_server import MODEL_ALIAS, llama_server
+from uta_tasks.servers import llama_server as local_server
+from uta_tasks.servers.llama_server import MODEL_ALIAS, llama_server
 
 FAKE_SERVER = """#!{python}
 import http.server, json, sys

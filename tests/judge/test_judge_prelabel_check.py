@@ -9,8 +9,8 @@ from pathlib import Path
 
 from fault_server import MODEL, FaultServer
 
+from uta_tasks.apps.prelabel_check import check, format_report, main
 from uta_tasks.judge import JudgeItem, JudgeSettings
-from uta_tasks.judge.prelabel_check import check, format_report, main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "annotate"))
 

@@ -87,7 +87,7 @@ def test_prelabel_setting_rejects_other_words() -> None:
 
 
 def test_batch_mode_submits_only_the_items_no_rule_labels(tmp_path: Path) -> None:
-    from uta_tasks.judge.batch import BatchOptions, judge_batch
+    from uta_tasks.apps.batch import BatchOptions, judge_batch
 
     with FakeBatchAPI(FakeConfig()) as api:
         settings = JudgeSettings.from_metadata({

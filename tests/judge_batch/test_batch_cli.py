@@ -16,12 +16,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "annotate"))
 from saved_runs import write_run  # noqa: E402
 
 from uta_tasks.judge import JudgeSettings, judge_all  # noqa: E402
-from uta_tasks.samples import sample_items  # noqa: E402
+from uta_tasks.runs.sample_items import sample_items  # noqa: E402
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "uta_tasks.judge.batch.cli", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "uta_tasks.apps.batch.cli", *args], cwd=REPO_ROOT, capture_output=True, text=True,
         timeout=120, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
 

@@ -14,10 +14,10 @@ import pytest
 from fake_batch_api import FakeBatchAPI
 from sample_items import REPO_ROOT
 
-from uta_tasks.annotate import draw_packet
+from uta_tasks.apps.annotate import draw_packet
 from uta_tasks.judge import JudgeSettings, judge_all
 from uta_tasks.judge.prompt import load_template
-from uta_tasks.samples import sample_items
+from uta_tasks.runs.sample_items import sample_items
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +46,7 @@ def test_predict_only_samples_batch_judged_then_rejudged_for_free(
     assert all(e.item.context[-1][0] == "assistant" and e.item.context[0][0] == "user" for e in entries)
 
     metadata = batch_metadata()
-    batched = _run("uta_tasks.judge.batch.cli", str(out), "--metadata", json.dumps(metadata),
+    batched = _run("uta_tasks.apps.batch.cli", str(out), "--metadata", json.dumps(metadata),
                    "--poll-interval", "0.05", timeout=300)
     assert batched.returncode == 0, batched.stderr
     summary = json.loads(batched.stdout)

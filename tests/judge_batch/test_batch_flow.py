@@ -11,9 +11,9 @@ from fake_batch_api import FakeBatchAPI
 from fault_server import expected_verdict
 from sample_items import make_items
 
+from uta_tasks.apps.batch import BatchAPIError, BatchOptions, judge_batch
+from uta_tasks.apps.batch.lock import exclusive
 from uta_tasks.judge import JudgeConfigError, JudgeSettings, judge_all
-from uta_tasks.judge.batch import BatchAPIError, BatchOptions, judge_batch
-from uta_tasks.judge.batch.lock import exclusive
 from uta_tasks.judge.params import RequestParams
 from uta_tasks.judge.prompt import load_template
 

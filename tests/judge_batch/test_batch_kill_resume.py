@@ -16,15 +16,15 @@ from fake_batch_api import FakeBatchAPI
 from fault_server import expected_verdict
 from sample_items import REPO_ROOT, make_items
 
+from uta_tasks.apps.batch import BatchOptions, judge_batch
 from uta_tasks.judge import JudgeSettings, judge_all
-from uta_tasks.judge.batch import BatchOptions, judge_batch
 
 _RUNNER = """
 import json, sys
 sys.path.insert(0, sys.argv[3])
 from sample_items import make_items
 from uta_tasks.judge import JudgeSettings
-from uta_tasks.judge.batch import BatchOptions, judge_batch
+from uta_tasks.apps.batch import BatchOptions, judge_batch
 options = BatchOptions(max_requests=4, poll_interval=0.02, max_wait=60, quiet=True)
 judge_batch(make_items(int(sys.argv[2])), JudgeSettings.from_metadata(json.loads(sys.argv[1])), options)
 """

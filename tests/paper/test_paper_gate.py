@@ -8,8 +8,8 @@ import json
 
 from paper_runs import rate_docs, trunc_docs, write_paper_run
 
-from uta_tasks.gate.cli import main as gate_main
-from uta_tasks.gate.paper import run_paper_gate
+from uta_tasks.apps.gate.cli import main as gate_main
+from uta_tasks.apps.gate.paper import run_paper_gate
 from uta_tasks.paper.reference import INSIDE, NOT_COMPARABLE, OUTSIDE
 
 # Qwen3.5-9B at T=0 (Tables 3 and 5): GPQA Diamond 13.1% = 26/198, IFBench 2.0% = 6/300.

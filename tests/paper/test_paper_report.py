@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from paper_report_runs import write_paper_report_runs
 from test_report_build import Tables
 
-from uta_tasks.report.cli import main as report_main
+from uta_tasks.apps.report.cli import main as report_main
 
 
 def _tables(html: Path) -> dict[str, list[list[str]]]:

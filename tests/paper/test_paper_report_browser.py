@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
 from browser import start_chromium
 from paper_report_runs import write_paper_report_runs
 
-from uta_tasks.report import build_report
+from uta_tasks.apps.report import build_report
 from uta_tasks.runs import EstimateSettings
 
 pytestmark = pytest.mark.slow

@@ -30,7 +30,7 @@ def _meta(server, tmp_path) -> dict:
 
 
 def test_rejudge_reproduces_the_live_metrics_with_zero_calls(scripted, judge_server, tmp_path):
-    from uta_tasks.rejudge import rejudge, write
+    from uta_tasks.apps.rejudge import rejudge, write
 
     scripted.script = thanks_after_full_answers
     meta = {**_meta(judge_server, tmp_path), "ifbench_unverifiable": "drop", "user_max_gen_toks": 16}
@@ -55,9 +55,9 @@ def test_rejudge_reproduces_the_live_metrics_with_zero_calls(scripted, judge_ser
 
 def _readers_see_the_rejudged_folder_as_the_live_one(live_dir, judged_dir, tmp_path) -> None:
     """uta-summary, uta-gate, uta-report and uta-agreement read a re-judged folder like the live one."""
-    from uta_tasks.agreement.cli import main as agreement_main
-    from uta_tasks.gate.cli import main as gate_main
-    from uta_tasks.report import build_report
+    from uta_tasks.apps.agreement.cli import main as agreement_main
+    from uta_tasks.apps.gate.cli import main as gate_main
+    from uta_tasks.apps.report import build_report
     from uta_tasks.runs import EstimateSettings, load_run, write_summary
     from uta_tasks.runs.jsonio import read_json
 
@@ -99,7 +99,7 @@ def _readers_see_the_rejudged_folder_as_the_live_one(live_dir, judged_dir, tmp_p
 
 
 def test_predict_only_run_is_judged_later(scripted, judge_server, tmp_path):
-    from uta_tasks.rejudge.cli import main
+    from uta_tasks.apps.rejudge.cli import main
 
     scripted.script = thanks_after_full_answers
     meta = {**_meta(judge_server, tmp_path), "ifbench_unverifiable": "drop", "user_max_gen_toks": 16}

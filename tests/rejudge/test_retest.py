@@ -12,7 +12,7 @@ from fault_server import MODEL, FaultConfig, FaultServer, expected_verdict
 from run_builder import Doc, RunSpec, Turn, write_run
 from saved_runs import write_run as write_saved
 
-from uta_tasks.rejudge.retest import measure_task, read_retest
+from uta_tasks.apps.rejudge.retest import measure_task, read_retest
 
 DOCS = 12
 FLIPPED_DOCS = (1, 4, 7)  # their user turn flips on the second of three repeats: 3 of 12 = 25%
@@ -25,7 +25,7 @@ def _turns(folder: Path) -> list[str]:
 
 
 def test_retest_measures_the_scripted_flips_and_leaves_the_cache_alone(tmp_path: Path, capsys) -> None:
-    from uta_tasks.rejudge.cli import main
+    from uta_tasks.apps.rejudge.cli import main
 
     folder = write_saved(tmp_path / "run", "org/model-a", {"uta_gsm8k": DOCS}, judge=None)
     turns = _turns(folder)
@@ -52,7 +52,7 @@ def test_retest_measures_the_scripted_flips_and_leaves_the_cache_alone(tmp_path:
 
 
 def test_retest_needs_three_repeats(tmp_path: Path) -> None:
-    from uta_tasks.rejudge.cli import main
+    from uta_tasks.apps.rejudge.cli import main
 
     folder = write_saved(tmp_path / "run", "org/model-a", {"uta_gsm8k": 2}, judge=None)
     meta = {"judge_base_url": "http://127.0.0.1:9/v1", "judge_model": MODEL}
@@ -85,7 +85,7 @@ def _run(tmp_path: Path) -> Path:
 
 
 def test_gate_flags_a_margin_smaller_than_the_judge_spread(tmp_path: Path, capsys) -> None:
-    from uta_tasks.gate.cli import main
+    from uta_tasks.apps.gate.cli import main
 
     rules = tmp_path / "rules.yaml"
     rules.write_text("rules:\n  - 'uta_gsm8k_trunc: genuine_followup_diff >= 0.0'\n"
@@ -100,7 +100,7 @@ def test_gate_flags_a_margin_smaller_than_the_judge_spread(tmp_path: Path, capsy
 
 
 def test_report_lists_differences_within_the_judge_noise(tmp_path: Path) -> None:
-    from uta_tasks.report.cli import main
+    from uta_tasks.apps.report.cli import main
 
     out = tmp_path / "report"
     run = _run(tmp_path)

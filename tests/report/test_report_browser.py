@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser import pixel_spread, start_chromium
 from report_runs import write_report_runs
 
-from uta_tasks.report import build_report
+from uta_tasks.apps.report import build_report
 from uta_tasks.runs import EstimateSettings
 
 pytestmark = pytest.mark.slow

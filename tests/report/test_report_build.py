@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from report_runs import write_report_runs
 
-from uta_tasks.report import build_report
-from uta_tasks.report.cli import main as report_main
+from uta_tasks.apps.report import build_report
+from uta_tasks.apps.report.cli import main as report_main
 from uta_tasks.runs import EstimateSettings
 
 

@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
 
 from run_builder import RunSpec, docs, write_run  # noqa: E402
 
-from uta_tasks.report.collect import collect  # noqa: E402
 from uta_tasks.runs import find_runs, load_run  # noqa: E402
+from uta_tasks.runs.collect import collect  # noqa: E402
 from uta_tasks.runs.provenance import run_provenance  # noqa: E402
 
 

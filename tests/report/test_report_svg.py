@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from uta_tasks.report.svg import Point, Series, bar_chart, line_chart, stacked_bar_chart, svg_document
+from uta_tasks.apps.report.svg import Point, Series, bar_chart, line_chart, stacked_bar_chart, svg_document
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -100,7 +100,7 @@ def _model(request: pytest.FixtureRequest, model_dir: Path) -> Any:
 def _judge(request: pytest.FixtureRequest) -> Any:
     url = _visible(request, "llama_url")
     if url is None:
-        from uta_tasks.judge.local_server import llama_server
+        from uta_tasks.servers.llama_server import llama_server
 
         stack = contextlib.ExitStack()
         request.addfinalizer(stack.close)

@@ -22,7 +22,7 @@ def _reject(token):
 
 def test_uta_summary_on_a_real_run(uta_real_run):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-m", "uta_tasks.runs.cli", str(uta_real_run)], check=False, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "uta_tasks.apps.summary", str(uta_real_run)], check=False, capture_output=True,
                           text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     path = Path(proc.stdout.strip())

@@ -8,8 +8,8 @@ import os
 import pytest
 from run_builder import RunSpec, docs, write_run
 
+from uta_tasks.apps.summary import main as summary_main
 from uta_tasks.runs import EstimateSettings, load_summary, single_run, write_summary
-from uta_tasks.runs.cli import main as summary_main
 
 
 def _strict_load(path):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from uta_tasks import quickstart
-from uta_tasks.quickstart.phases import SETUP_SECONDS_ENV, Phases
-from uta_tasks.quickstart.verdict_checks import check_run, contradiction_note, contradicts
+from uta_tasks.apps import quickstart
+from uta_tasks.apps.quickstart.phases import SETUP_SECONDS_ENV, Phases
+from uta_tasks.apps.quickstart.verdict_checks import check_run, contradiction_note, contradicts
 
 DATE = "2026-11-30T07-00-00.000000"
 
@@ -96,7 +96,7 @@ def test_phase_times_include_the_setup_make_measured():
 def test_the_local_judge_servers_keep_their_verdicts_apart():
     """vLLM (default) and llama-server serve the same model name with other sampling: one
     cache namespace each, so a rerun never mixes their verdicts; replies are bounded."""
-    from uta_tasks.quickstart.judge_choice import LOCAL_VLLM_ARGS, local_judge_settings
+    from uta_tasks.apps.quickstart.judge_choice import LOCAL_VLLM_ARGS, local_judge_settings
 
     on_vllm, on_llama = local_judge_settings("vllm"), local_judge_settings("llama")
     assert on_vllm["judge_cache_namespace"] != on_llama["judge_cache_namespace"]

@@ -54,7 +54,7 @@ def test_the_budget_sent_to_a_server_never_makes_lm_eval_cut_the_prompt():
 
 def test_local_completions_requests_keep_special_tokens_as_in_process_vllm_does():
     """vLLM's server strips special tokens before matching stop strings unless told not to."""
-    from uta_tasks import scale_out
+    from uta_tasks.probe import scale_out
 
     lm = _local_completions()
     assert scale_out.server_decoding_defaults(lm) == {"skip_special_tokens": False,
@@ -64,7 +64,7 @@ def test_local_completions_requests_keep_special_tokens_as_in_process_vllm_does(
 def test_the_openai_api_and_other_models_get_no_server_fields():
     from lm_eval.models.openai_completions import OpenAICompletionsAPI
 
-    from uta_tasks import scale_out
+    from uta_tasks.probe import scale_out
 
     class NotAnLM:
         pass
@@ -74,7 +74,7 @@ def test_the_openai_api_and_other_models_get_no_server_fields():
 
 
 def test_serve_command_for_eight_gpus_data_parallel():
-    from uta_tasks import scale_out
+    from uta_tasks.probe import scale_out
 
     engine = {"model": "Qwen/Qwen3.5-9B", "dtype": "bfloat16", "max_model_len": 8192, "seed": 1234,
               "tensor_parallel_size": 1, "data_parallel_size": 8, "revision": None, "trust_remote_code": False}

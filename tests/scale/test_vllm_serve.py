@@ -35,9 +35,9 @@ def _env() -> dict[str, str]:
 def vllm_server(smollm2_dir, tmp_path_factory):
     """``vllm serve`` of SmolLM2 on 127.0.0.1, started with the command the probe prints
     for in-process data-parallel runs (data parallel 1 here), plus --enforce-eager."""
-    from uta_tasks import scale_out
-    from uta_tasks.judge.local_server import free_port
-    from uta_tasks.vllm_server import vllm_server
+    from uta_tasks.probe import scale_out
+    from uta_tasks.servers.llama_server import free_port
+    from uta_tasks.servers.vllm_server import vllm_server
 
     port = free_port()
     command, model_args = scale_out.vllm_serve_command(

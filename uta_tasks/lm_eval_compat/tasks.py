@@ -300,6 +300,6 @@ def cli_main() -> None:
 
 
 
-# Generation backends (0.4.13 and 0.5 alike; read by uta_tasks/scale_out.py): ``VLLM`` with
+# Generation backends (0.4.13 and 0.5 alike; read by uta_tasks/probe/scale_out.py): ``VLLM`` with
 # ``data_parallel_size`` > 1 loads the model in new Ray workers on every ``generate_until``;
 # ``TemplateAPI`` keeps the last ``max_length - 1 - max_gen_toks`` prompt tokens (a negative

@@ -23,9 +23,9 @@ from typing import Literal
 
 from uta_tasks.paper.cells import Cell, PaperReference, load_reference
 from uta_tasks.paper.models import paper_model, series_family
-from uta_tasks.report.collect import ReportData, TaskRow
-from uta_tasks.report.pooled import pool
 from uta_tasks.runs import names
+from uta_tasks.runs.collect import ReportData, TaskRow
+from uta_tasks.runs.pooled import pool
 from uta_tasks.runs.provenance import task_provenance
 from uta_tasks.runs.run import TaskRun
 

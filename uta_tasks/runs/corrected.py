@@ -1,5 +1,5 @@
 """``genuine_followup_corrected``: a task's or group's follow-up rate corrected for the judge's
-error measured on a calibration set (:mod:`uta_tasks.agreement.calibration`), with the
+error measured on a calibration set (:mod:`uta_tasks.runs.calibration`), with the
 two-source bootstrap interval of :mod:`uta_tasks.stats.correction`.
 
 It needs the logged samples (the docs are the run's resampling clusters) and a run judged by
@@ -19,7 +19,7 @@ from uta_tasks.runs.run import Run
 from uta_tasks.stats.correction import METHOD, corrected_rate
 
 if TYPE_CHECKING:
-    from uta_tasks.agreement.calibration import CalibrationSet
+    from uta_tasks.runs.calibration import CalibrationSet
 
 CORRECTED = "genuine_followup_corrected"
 

@@ -34,7 +34,7 @@ from uta_tasks.runs.provenance import run_provenance
 from uta_tasks.runs.run import Run, load_run
 
 if TYPE_CHECKING:
-    from uta_tasks.agreement.calibration import CalibrationSet
+    from uta_tasks.runs.calibration import CalibrationSet
 
 log = logging.getLogger(__name__)
 

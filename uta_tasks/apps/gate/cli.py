@@ -1,0 +1,96 @@
+"""``uta-gate``: decide a release from a run's results.
+
+    uta-gate out/candidate --rules gate.yaml [--baseline out/baseline] [--strict]
+             [--json gate.json] [--junit gate.xml] [--markdown gate.md]
+
+    uta-gate out/run --paper [--tolerance PP] [--family MODEL=FAMILY]
+
+Prints one line per rule; exits 0 (every rule holds), 1 (a rule failed) or 2 (the input
+cannot decide; the message names the cause). With --paper it checks the run against the
+paper's published cells instead: 0 every matched cell inside, 1 one outside the run's
+interval widened by the tolerance, 2 nothing comparable matched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from uta_tasks.apps.gate.api import EXIT_UNDECIDED, run_gate
+from uta_tasks.apps.gate.errors import GateInputError
+from uta_tasks.apps.gate.paper import render_paper_text, run_paper_gate
+from uta_tasks.apps.gate.render_junit import render_junit
+from uta_tasks.apps.gate.render_markdown import render_markdown
+from uta_tasks.apps.gate.render_text import render_text
+from uta_tasks.paper.families import parse_families
+from uta_tasks.runs.jsonio import dumps_strict
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of ``uta-gate``."""
+    p = argparse.ArgumentParser(prog="uta-gate", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("candidate", help="the candidate run: lm-eval --output_path folder or results_*.json")
+    p.add_argument("--rules", help="rules file (YAML); required unless --paper")
+    p.add_argument("--paper", action="store_true", help="check the run against the paper's published cells")
+    p.add_argument("--tolerance", type=float, default=0.0, metavar="PP",
+                   help="--paper: widen the run's interval by PP percentage points on each side (default 0)")
+    p.add_argument("--family", action="append", default=[], metavar="MODEL=FAMILY",
+                   help="--paper: the family a model is pooled in for Table 6 (repeatable)")
+    p.add_argument("--baseline", help="the baseline run, for regression rules (max_drop / max_rise)")
+    p.add_argument("--strict", action="store_true", default=None,
+                   help="decide every rule on the point estimate instead of the interval")
+    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out), read by rules on "
+                   "genuine_followup_corrected")
+    p.add_argument("--retest", help="retest.json of uta-rejudge --retest: flag margins smaller than the judge's spread")
+    p.add_argument("--json", type=Path, help="write the result as JSON here")
+    p.add_argument("--junit", type=Path, help="write the result as JUnit XML here")
+    p.add_argument("--markdown", type=Path, help="write the result as Markdown here (e.g. for $GITHUB_STEP_SUMMARY)")
+    return p
+
+
+def _write(path: Path | None, text: str) -> None:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``uta-gate``; returns the exit code.
+
+    Args:
+        argv: arguments (default: ``sys.argv[1:]``).
+    """
+    p = parser()
+    args = p.parse_args(argv)
+    if args.paper == bool(args.rules):
+        p.error("give either --rules FILE or --paper")
+    if args.paper:
+        return _paper(args)
+    try:
+        result = run_gate(args.candidate, args.rules, args.baseline, strict=args.strict,
+                          calibration=args.calibration, retest=args.retest)
+    except GateInputError as exc:
+        print(f"uta-gate: cannot decide: {exc}", file=sys.stderr)
+        return EXIT_UNDECIDED
+    sys.stdout.write(render_text(result))
+    _write(args.json, dumps_strict(result.to_dict()) + "\n")
+    _write(args.junit, render_junit(result))
+    _write(args.markdown, render_markdown(result))
+    return result.exit_code
+
+
+def _paper(args: argparse.Namespace) -> int:
+    try:
+        result = run_paper_gate([args.candidate], args.tolerance, parse_families(args.family))
+    except (OSError, ValueError) as exc:
+        print(f"uta-gate --paper: cannot decide: {exc}", file=sys.stderr)
+        return EXIT_UNDECIDED
+    sys.stdout.write(render_paper_text(result))
+    _write(args.json, dumps_strict(result.to_dict()) + "\n")
+    return result.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""Verdicts whose label and genuine decision contradict each other, per task.
+
+The judge answers a label and a genuine decision separately. ``plausible_followup`` is the
+genuine label and every other label but ``other`` is a failure, so ``plausible_followup``
+with ``genuine: false``, or a failure label with ``genuine: true``, is a verdict at odds with
+itself. A tiny local judge writes many of them; the quickstart's summary counts them and
+does not show a genuine rate built on them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+GENUINE_LABEL = "plausible_followup"
+FREE_LABEL = "other"
+# The verdict slots of a record and the rate each one feeds.
+SLOTS = {"verdict": "genuine_followup", "verdict_ref": "genuine_followup_base"}
+_RESULTS_DATE = re.compile(r"^results_(?P<date>.+)\.json$")
+
+
+@dataclass
+class SlotCheck:
+    """Judged verdicts of one slot of one task, and how many contradict themselves."""
+
+    judged: int = 0
+    contradictory: int = 0
+
+
+def contradicts(verdict: Mapping[str, Any] | None) -> bool:
+    """Whether a judged verdict's label and genuine decision disagree (``other`` never does).
+
+    Args:
+        verdict: a verdict as logged in a probe record (``status``, ``label``, ``genuine``).
+    """
+    if not verdict or verdict.get("status") != "judged" or verdict.get("label") == FREE_LABEL:
+        return False
+    return (verdict.get("label") == GENUINE_LABEL) != bool(verdict.get("genuine"))
+
+
+def check_run(results_path: Path) -> dict[str, dict[str, SlotCheck]]:
+    """Count judged and self-contradictory verdicts in the samples lm-eval logged beside
+    a results file (same run date).
+
+    Args:
+        results_path: lm-eval's ``results_<date>.json``.
+
+    Returns:
+        task -> slot (``verdict``, ``verdict_ref``) -> counts.
+    """
+    from uta_tasks.runs.sample_files import find_samples, read_records
+
+    match = _RESULTS_DATE.match(results_path.name)
+    checks: dict[str, dict[str, SlotCheck]] = {}
+    if match is None:
+        return checks
+    try:
+        files = find_samples([results_path.parent])
+    except FileNotFoundError:
+        return checks
+    for samples in files:
+        if samples.date != match["date"]:
+            continue
+        slots = checks.setdefault(samples.task, {slot: SlotCheck() for slot in SLOTS})
+        for _, _, record in read_records(samples):
+            for slot, check in slots.items():
+                verdict = record.get(slot)
+                if verdict and verdict.get("status") == "judged":
+                    check.judged += 1
+                    check.contradictory += contradicts(verdict)
+    return checks
+
+
+def contradiction_note(checks: Mapping[str, Mapping[str, SlotCheck]]) -> str | None:
+    """One paragraph on the self-contradictory verdicts of a run, or None when there are none.
+
+    Args:
+        checks: :func:`check_run`'s result.
+    """
+    bad = sum(c.contradictory for slots in checks.values() for c in slots.values())
+    if not bad:
+        return None
+    judged = sum(c.judged for slots in checks.values() for c in slots.values())
+    return (
+        f"{bad} of {judged} verdicts contradict themselves (plausible_followup with genuine=false, or a failure "
+        "label with genuine=true); a genuine rate built on them is shown as '-'. Each verdict is in the "
+        "samples files."
+    )

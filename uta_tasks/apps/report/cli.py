@@ -1,0 +1,58 @@
+"""``uta-report``: a self-contained HTML report (plus SVG figures and Markdown) of one or more runs.
+
+    uta-report out/run_t0 out/run_t07 --out report/
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from uta_tasks.apps.report.api import build_report
+from uta_tasks.paper.families import parse_families
+from uta_tasks.runs import EstimateSettings
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of ``uta-report``."""
+    p = argparse.ArgumentParser(prog="uta-report", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("folders", nargs="+", help="lm-eval --output_path folders (any mix of models, temperatures, tasks)")
+    p.add_argument("--out", required=True, help="folder for report.html, report.md and figures/")
+    p.add_argument("--title", default="User-turn probe report", help="page title")
+    p.add_argument("--max-samples", type=int, default=100, help="docs per task in the sample browser (default 100)")
+    p.add_argument("--family", action="append", default=[], metavar="MODEL=FAMILY",
+                   help="the family a model is pooled in for the paper's Table 6 (repeatable)")
+    p.add_argument("--tolerance", type=float, default=0.0, metavar="PP",
+                   help="widen each interval of the reference check by PP percentage points (default 0)")
+    EstimateSettings.add_arguments(p)
+    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out): adds the "
+                   "follow-up rates corrected for the judge's error")
+    p.add_argument("--retest", help="retest.json of uta-rejudge --retest: the judge's own spread, and the rate "
+                   "differences smaller than it")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``uta-report``; prints the paths it wrote.
+
+    Args:
+        argv: arguments (default: ``sys.argv[1:]``).
+    """
+    args = parser().parse_args(argv)
+    try:
+        files = build_report(args.folders, args.out, title=args.title, max_samples=args.max_samples,
+                             settings=EstimateSettings.from_args(args), calibration=args.calibration,
+                             retest=args.retest, families=parse_families(args.family), tolerance_pp=args.tolerance)
+    except (OSError, ValueError) as exc:
+        print(f"uta-report: {exc}", file=sys.stderr)
+        return 2
+    print(files.html)
+    print(files.markdown)
+    for fig in files.figures:
+        print(fig.svg)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The self-contained HTML page: inline CSS, JS and SVG, no network access, works from file://."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import uta_tasks
+from uta_tasks.apps.report.figures import FigureFile
+from uta_tasks.apps.report.paper_figures import PAPER_FIGURE_SECTION
+from uta_tasks.apps.report.samples import script_json
+from uta_tasks.apps.report.tables import Table
+from uta_tasks.runs.collect import ReportData
+from uta_tasks.templates import render
+
+# Which table section each figure is shown in.
+FIGURE_SECTION = {"headline": "headline", "labels": "labels", "perturbations": "perturbations",
+                  "temperature": "temperatures", **PAPER_FIGURE_SECTION}
+PROVENANCE_HEADERS = ["model", "results file", "temperature", "judge model", "prompt version", "judge temperature",
+                      "lm-eval", "transformers", "samples", "limit", "tasks"]
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def provenance_rows(data: ReportData) -> list[list[str]]:
+    """One provenance row per run.
+
+    Args:
+        data: the report data.
+    """
+    rows = []
+    for p in data.provenance:
+        judge = _text(p.get("judge_model"))
+        prompt = _text(p.get("prompt_version"))
+        sources = {t.get("judge_model_source") for t in (p.get("tasks") or {}).values()}
+        if sources == {"default"}:
+            judge += " (package default)"
+            prompt += " (package default)"
+        rows.append([
+            _text(p.get("display_model")), _text(p.get("results_file")), _text(p.get("temperature")), judge, prompt,
+            _text(p.get("judge_temperature")), _text(p.get("lm_eval_version")), _text(p.get("transformers_version")),
+            "yes" if p.get("samples_logged") else "no", _text(p.get("limit")), _text(sorted(p.get("tasks") or {})),
+        ])
+    return rows
+
+
+def render_html(data: ReportData, tables: list[Table], figures: list[FigureFile], samples: list[dict[str, Any]],
+                *, title: str, left_out: int = 0, max_samples: int = 100) -> str:
+    """The report page.
+
+    Args:
+        data: the report data.
+        tables: tables in page order.
+        figures: saved figures (inlined as SVG).
+        samples: rows of the sample browser.
+        title: page title.
+        left_out: docs not shown in the sample browser.
+        max_samples: the per-task limit of the sample browser.
+    """
+    by_section: dict[str, list[FigureFile]] = {}
+    for fig in figures:
+        by_section.setdefault(FIGURE_SECTION.get(fig.name, "headline"), []).append(fig)
+    return render(
+        "report/report.html.j2",
+        title=title,
+        version=uta_tasks.__version__,
+        n_runs=len(data.provenance),
+        n_rows=len(data.rows),
+        confidence=f"{data.settings.confidence:.0%}",
+        tables=tables,
+        figures=by_section,
+        provenance_headers=PROVENANCE_HEADERS,
+        provenance_rows=provenance_rows(data),
+        samples_json=script_json(samples),
+        left_out=left_out,
+        max_samples=max_samples,
+    )

@@ -1,0 +1,47 @@
+"""``uta-summary``: write ``summary.json`` (strict JSON, NaN as null) beside each run's results."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from uta_tasks.runs.estimates import EstimateSettings
+from uta_tasks.runs.folder import find_runs
+from uta_tasks.runs.summary import write_summary
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of ``uta-summary``."""
+    p = argparse.ArgumentParser(prog="uta-summary", description=__doc__)
+    p.add_argument("paths", nargs="+", help="lm-eval --output_path folders or results_*.json files")
+    EstimateSettings.add_arguments(p)
+    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out): adds "
+                   "genuine_followup_corrected, the follow-up rate corrected for the judge's error")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``uta-summary``; prints each summary's path.
+
+    Args:
+        argv: arguments (default: ``sys.argv[1:]``).
+    """
+    args = parser().parse_args(argv)
+    settings = EstimateSettings.from_args(args)
+    try:
+        calibration = None
+        if args.calibration:
+            from uta_tasks.runs.calibration import read_calibration
+
+            calibration = read_calibration(args.calibration)
+        for path in args.paths:
+            for files in find_runs(path):
+                print(write_summary(files, settings, calibration))
+    except (OSError, ValueError) as exc:
+        print(f"uta-summary: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

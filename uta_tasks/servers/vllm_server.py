@@ -1,0 +1,129 @@
+"""Run ``vllm serve`` on 127.0.0.1 as a supervised child process.
+
+Used by the quickstart's local judge and by the scale-out test. The server gets its own
+process group (a stop reaches vLLM's engine and worker processes too) and SIGINT when
+the parent dies; :func:`vllm_server` waits, bounded, until ``/health`` answers 200 and
+stops the whole group when the block ends, also on errors and Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from uta_tasks.servers.processes import new_group_dying_with_parent, stop_group
+
+log = logging.getLogger(__name__)
+
+_LOG_TAIL = 3000
+_POLL_SECONDS = 1.0
+
+
+class VllmServerError(RuntimeError):
+    """``vllm serve`` exited or did not answer in time; the message carries its log's end."""
+
+
+@dataclass(frozen=True)
+class VllmServer:
+    """A running server.
+
+    Attributes:
+        base_url: ``http://127.0.0.1:PORT/v1``.
+        model: the name it serves (``--served-model-name``).
+        pid: the server's process id (leader of its process group).
+        log_path: where its output goes.
+    """
+
+    base_url: str
+    model: str
+    pid: int
+    log_path: Path
+
+
+def serve_command(model: str | Path, port: int, served_name: str, args: Sequence[str] = ()) -> list[str]:
+    """The command line: vLLM's CLI through this interpreter.
+
+    Args:
+        model: Hugging Face id or folder.
+        port: port on 127.0.0.1.
+        served_name: ``--served-model-name``.
+        args: more ``vllm serve`` flags.
+    """
+    return [
+        sys.executable, "-m", "vllm.entrypoints.cli.main", "serve", str(model),
+        "--host", "127.0.0.1", "--port", str(port), "--served-model-name", served_name, *args,
+    ]
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _tail(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")[-_LOG_TAIL:]
+    except OSError:
+        return "(no log)"
+
+
+@contextlib.contextmanager
+def vllm_server(
+    model: str | Path,
+    *,
+    log_path: Path,
+    served_name: str | None = None,
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    ready_timeout: float = 600.0,
+    port: int | None = None,
+) -> Iterator[VllmServer]:
+    """Start ``vllm serve`` on a free 127.0.0.1 port, wait until it is healthy, yield it,
+    and stop its process group when the block ends.
+
+    Args:
+        model: Hugging Face id or folder.
+        log_path: file for the server's output (appended).
+        served_name: the model name clients send (default: ``str(model)``).
+        args: more ``vllm serve`` flags.
+        env: its environment (default: this process's).
+        ready_timeout: seconds to wait for ``/health``.
+        port: the port (default: a free one).
+
+    Raises:
+        VllmServerError: it exited or was not healthy in time.
+    """
+    from uta_tasks.servers.llama_server import free_port
+
+    port = port or free_port()
+    name = served_name or str(model)
+    command = serve_command(model, port, name, args)
+    log.info("starting vllm serve on 127.0.0.1:%d (log %s)", port, log_path)
+    with open(log_path, "ab") as sink:
+        process = subprocess.Popen(
+            command, env=dict(env if env is not None else os.environ), stdin=subprocess.DEVNULL,
+            stdout=sink, stderr=subprocess.STDOUT, preexec_fn=new_group_dying_with_parent,
+        )
+    try:
+        deadline = time.monotonic() + ready_timeout
+        while not _healthy(port):
+            if process.poll() is not None:
+                raise VllmServerError(f"vllm serve exited with code {process.returncode}:\n{_tail(log_path)}")
+            if time.monotonic() > deadline:
+                raise VllmServerError(f"vllm serve was not healthy after {ready_timeout:g} s:\n{_tail(log_path)}")
+            time.sleep(_POLL_SECONDS)
+        yield VllmServer(f"http://127.0.0.1:{port}/v1", name, process.pid, log_path)
+    finally:
+        stop_group(process)
