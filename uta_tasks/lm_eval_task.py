@@ -22,13 +22,12 @@ from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.datasets import BENCHMARKS
-from uta_tasks.metrics import pass_at_k, table
+from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
-from uta_tasks.probe import hook
-from uta_tasks.probe.budget import OVERLONG_CHOICES
-from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, PERTURBATIONS, TRUNCATE_SCOPES, question_pools
-from uta_tasks.probe.records import DEFAULT_USER_MAX_GEN_TOKS, REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
-from uta_tasks.probe.trace import PASS2_CONTEXTS
+from uta_tasks.probe import hook, task_settings
+from uta_tasks.probe.perturb import PERTURBATIONS
+from uta_tasks.probe.records import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
+from uta_tasks.probe.task_settings import TaskSettings
 
 
 class UTATaskError(ValueError):
@@ -36,9 +35,7 @@ class UTATaskError(ValueError):
 
 
 # Metadata keys of the uta tasks besides judge_* (lm-eval adds its own, e.g. model args).
-_TASK_KEYS = ("role_switch", "question_seed", "user_max_gen_toks", "uta_benchmark", "uta_perturbation",
-              "data_hub_timeout", "overlong", "question_pool", "pass2_context", "truncate_scope", "user_samples",
-              "pass_at_k")
+_TASK_KEYS = (*task_settings.KEYS, "uta_benchmark", "uta_perturbation", "data_hub_timeout")
 
 
 def _judge_metadata(meta: dict) -> dict | None:
@@ -90,8 +87,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         self._predict_only = False
         _check_keys(name, meta)
         self._judge = _judge_metadata(meta)
-        self._drops_overlong = meta.get("overlong") == "drop"
-        self._init_meta = {**meta, "task": name}
+        self._settings = TaskSettings.from_metadata(name, meta)
         hook.install()
         super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)
         compat.after_init(self)
@@ -107,37 +103,13 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             judged=self._judge is not None and not self._predict_only,
             held_out=self.benchmark.reference_user_turn is not None,
             primary=self.benchmark.primary,
-            drops_overlong=self._drops_overlong,
-            user_samples=self._samples()[0],
-            pass_at=self._samples()[1],
+            drops_overlong=self._settings.overlong == "drop",
+            user_samples=self._settings.user_samples,
+            pass_at=self._settings.pass_at_k,
         )
-
-    def _samples(self) -> tuple[int, tuple[int, ...]]:
-        """``user_samples`` n and the ``pass_at_k`` values asked for (each 1 <= k <= n)."""
-        meta = self._init_meta
-        return pass_at_k.parse(meta.get("user_samples", 1), meta.get("pass_at_k"), meta["task"], UTATaskError)
 
     def _metrics(self) -> list[table.MetricSpec]:
         return table.metrics_for(self._shape(), self.benchmark.aggregations)
-
-    def _int_setting(self, key: str, default: int) -> int:
-        raw = self._meta.get(key, default)
-        try:
-            return int(raw)
-        except (TypeError, ValueError):
-            raise UTATaskError(f"{self.config.task}: --metadata {key}={raw!r} must be an integer") from None
-
-    def _positive_setting(self, key: str, default: int) -> int:
-        value = self._int_setting(key, default)
-        if value <= 0:
-            raise UTATaskError(f"{self.config.task}: --metadata {key}={value} must be a positive number of tokens")
-        return value
-
-    def _choice(self, key: str, choices: tuple[str, ...]) -> str:
-        value = str(self._meta.get(key, choices[0]))
-        if value not in choices:
-            raise UTATaskError(f"{self.config.task}: --metadata {key}={value!r} is not one of {choices}")
-        return value
 
     def override_metric(self, metric_name: str) -> None:
         """lm-eval calls this with ``bypass`` for ``--predict_only``: no judge, no scores.
@@ -179,11 +151,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
                 f"{self.config.task}: --limit 0 means every document to lm-eval (a full, paid run); "
                 "give --limit N with N >= 1, or leave --limit out to run everything on purpose."
             )
-        self._positive_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS)
-        self._choice("overlong", OVERLONG_CHOICES)
-        self._choice("question_pool", (DEFAULT_QUESTION_POOL, *question_pools()))
-        self._choice("pass2_context", PASS2_CONTEXTS)
-        self._choice("truncate_scope", TRUNCATE_SCOPES)
+        self._settings = TaskSettings.from_metadata(self.config.task, self._meta)  # once per task, not per doc
         self._system_instruction = system_instruction
         return super().build_all_requests(*args, system_instruction=system_instruction, **kwargs)
 
@@ -199,17 +167,17 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             benchmark=bench.name,
             perturbation=self.perturbation,
             messages=self.messages(doc),
-            role_switch=str(self._meta.get("role_switch", "auto")),
-            question_seed=self._int_setting("question_seed", 0),
-            user_max_gen_toks=self._positive_setting("user_max_gen_toks", DEFAULT_USER_MAX_GEN_TOKS),
+            role_switch=self._settings.role_switch,
+            question_seed=self._settings.question_seed,
+            user_max_gen_toks=self._settings.user_max_gen_toks,
             judge=None if self._predict_only else self._judge,
             given_answer=bench.given_answer(doc) if bench.given_answer else None,
             reference_user_turn=bench.reference_user_turn(doc) if bench.reference_user_turn else None,
-            overlong=self._choice("overlong", OVERLONG_CHOICES),
-            question_pool=self._choice("question_pool", (DEFAULT_QUESTION_POOL, *question_pools())),
-            pass2_context=self._choice("pass2_context", PASS2_CONTEXTS),
-            truncate_scope=self._choice("truncate_scope", TRUNCATE_SCOPES),
-            user_samples=self._samples()[0],
+            overlong=self._settings.overlong,
+            question_pool=self._settings.question_pool,
+            pass2_context=self._settings.pass2_context,
+            truncate_scope=self._settings.truncate_scope,
+            user_samples=self._settings.user_samples,
         )
 
     def construct_requests(self, doc: dict, ctx: Any, **kwargs: Any) -> Any:

@@ -28,3 +28,19 @@ def test_every_off_word_turns_the_follow_up_metrics_off(scripted, off):
     reported = results["results"]["uta_ifbench"]
     assert "genuine_followup,none" not in reported and "unjudged,none" not in reported
     assert "prompt_level_strict_acc,none" in reported
+
+
+def test_task_settings_are_parsed_once_per_task_not_per_doc(scripted, monkeypatch):
+    from uta_tasks.probe import task_settings
+
+    calls = []
+    original = task_settings.TaskSettings.from_metadata.__func__
+
+    def counting(cls, task, meta):
+        calls.append(task)
+        return original(cls, task, meta)
+
+    monkeypatch.setattr(task_settings.TaskSettings, "from_metadata", classmethod(counting))
+    evaluate(scripted, ["uta_ifbench", "uta_ifbench_trunc"], limit=3)
+    assert sorted(set(calls)) == ["uta_ifbench", "uta_ifbench_trunc"]
+    assert len(calls) <= 2 * 2, "at most once at construction and once before the requests, per task"

@@ -24,7 +24,7 @@ from typing import Any
 from uta_tasks.templates import render
 
 SENTINEL = "UTAxSENTINELx7f3a9c"
-_CHOICES = ("auto", "sentinel", "harmony", "glm4")
+ROLE_SWITCHES = ("auto", "sentinel", "harmony", "glm4")
 
 # Stop strings of the explicit families: a user turn ends where any of these starts.
 _EXPLICIT_STOPS = {
@@ -155,9 +155,9 @@ def build(tokenizer: Any, choice: str = "auto", template_args: dict[str, Any] | 
         template_args: the model object's chat-template arguments.
     """
     args = dict(template_args or {})
-    if choice not in _CHOICES:
+    if choice not in ROLE_SWITCHES:
         raise RoleSwitchError(
-            f"role_switch={choice!r} is not one of {', '.join(_CHOICES)}; "
+            f"role_switch={choice!r} is not one of {', '.join(ROLE_SWITCHES)}; "
             "set it with --metadata '{\"role_switch\": \"auto\"}'."
         )
     if not _template_text(tokenizer):

@@ -1,0 +1,144 @@
+"""The probe's task settings: one spec per setting, parsed once per task into a frozen object.
+
+Each :class:`TaskSettingSpec` holds a setting's key, kind, default, choices and one-line doc.
+:meth:`TaskSettings.from_metadata` validates a task's ``--metadata`` against them once (the
+task then reads the frozen object for every doc), and :func:`settings_table_markdown`
+renders the table of the manual's settings page (``docs/settings.md``, between the
+``task-settings`` markers; a test keeps the copy equal). The judge's settings have their
+own table (:mod:`uta_tasks.judge.setting_specs`); the data settings (``<b>_data_files``,
+...) belong to :mod:`uta_tasks.datasets`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from uta_tasks.metrics import pass_at_k
+from uta_tasks.probe.budget import OVERLONG_CHOICES
+from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, TRUNCATE_SCOPES, question_pools
+from uta_tasks.probe.records import DEFAULT_USER_MAX_GEN_TOKS
+from uta_tasks.probe.role_switch import ROLE_SWITCHES
+from uta_tasks.probe.trace import PASS2_CONTEXTS
+
+
+class TaskSettingError(ValueError):
+    """A task setting has a bad value; the message names the task, the key and the fix."""
+
+
+Kind = Literal["choice", "int", "positive", "ks"]
+
+
+@dataclass(frozen=True)
+class TaskSettingSpec:
+    """One task setting.
+
+    Attributes:
+        key: the ``--metadata`` key (and the :class:`TaskSettings` field).
+        kind: ``choice`` (one of ``choices``), ``int``, ``positive`` (an int >= 1) or ``ks``
+            (the ``pass_at_k`` list).
+        default: the value when the key is absent.
+        doc: what it does, as Markdown (one line of the manual's table).
+        choices: the allowed values of a ``choice``, computed when asked (the cue pools are
+            the files that ship).
+    """
+
+    key: str
+    kind: Kind
+    default: Any
+    doc: str
+    choices: Callable[[], tuple[str, ...]] | None = None
+
+
+SPECS: tuple[TaskSettingSpec, ...] = (
+    TaskSettingSpec("pass2_context", "choice", PASS2_CONTEXTS[0],
+                    "`trace`: pass 2 is the pass-1 prompt + a' as generated + the template's end-of-turn marker + "
+                    "user header (the paper); `template`: `[q, a']` re-rendered through the template "
+                    "([parity](parity.md))", lambda: PASS2_CONTEXTS),
+    TaskSettingSpec("truncate_scope", "choice", TRUNCATE_SCOPES[0],
+                    "`response`: truncation counts and cuts every token of a, reasoning included (the paper); "
+                    "`final_answer`: the final answer only", lambda: TRUNCATE_SCOPES),
+    TaskSettingSpec("role_switch", "choice", ROLE_SWITCHES[0],
+                    "how the user header and stop strings are found (and, under `template`, the history "
+                    "rendered): `auto` detects `harmony` or `glm4` from the chat template, else `sentinel`",
+                    lambda: ROLE_SWITCHES),
+    TaskSettingSpec("user_max_gen_toks", "positive", DEFAULT_USER_MAX_GEN_TOKS,
+                    "token limit of the generated user turn (a setting rather than a gen kwarg, because "
+                    "`--gen_kwargs` reach every task of the run)"),
+    TaskSettingSpec("user_samples", "positive", 1,
+                    "user turns drawn after each a' (needs T > 0); adds `genuine_prob` and makes "
+                    "`genuine_pass_at_k` the unbiased pass@k over them"),
+    TaskSettingSpec("pass_at_k", "ks", (),
+                    "k values (`\"1,4\"`, each <= `user_samples`) of extra `genuine_pass_at_<k>` metrics"),
+    TaskSettingSpec("question_seed", "int", 0,
+                    "seed of the reproducible per-doc draw of the appended cue (hash of seed and q)"),
+    TaskSettingSpec("question_pool", "choice", DEFAULT_QUESTION_POOL,
+                    "cue pool of `_question` tasks: `question_pool_v2` (open-ended, reconstructed around the "
+                    "paper's two examples) or `question_pool_v1`",
+                    lambda: tuple(dict.fromkeys((DEFAULT_QUESTION_POOL, *question_pools())))),
+    TaskSettingSpec("overlong", "choice", OVERLONG_CHOICES[0],
+                    "a prompt that does not fit the model's maximum length: `error` stops the run before that "
+                    "pass generates; `drop` drops the doc, counts it in `overlong` and leaves it out of every "
+                    "other metric", lambda: OVERLONG_CHOICES),
+)
+KEYS = tuple(spec.key for spec in SPECS)
+_DEFAULT = {spec.key: spec.default for spec in SPECS}
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """A task's probe settings, validated once. Fields and defaults: :data:`SPECS`."""
+
+    pass2_context: str = _DEFAULT["pass2_context"]
+    truncate_scope: str = _DEFAULT["truncate_scope"]
+    role_switch: str = _DEFAULT["role_switch"]
+    user_max_gen_toks: int = _DEFAULT["user_max_gen_toks"]
+    user_samples: int = _DEFAULT["user_samples"]
+    pass_at_k: tuple[int, ...] = _DEFAULT["pass_at_k"]
+    question_seed: int = _DEFAULT["question_seed"]
+    question_pool: str = _DEFAULT["question_pool"]
+    overlong: str = _DEFAULT["overlong"]
+
+    @classmethod
+    def from_metadata(cls, task: str, meta: Mapping[str, Any]) -> TaskSettings:
+        """Validate every task setting of ``meta`` (absent keys take their defaults).
+
+        Args:
+            task: the task name, for the messages.
+            meta: the task's metadata (YAML ``metadata`` and ``--metadata``).
+        """
+        values = {spec.key: _coerce(task, spec, meta.get(spec.key, spec.default)) for spec in SPECS}
+        n, ks = pass_at_k.parse(values["user_samples"], meta.get("pass_at_k"), task, TaskSettingError)
+        values["user_samples"], values["pass_at_k"] = n, ks
+        return cls(**values)
+
+
+def _coerce(task: str, spec: TaskSettingSpec, raw: Any) -> Any:
+    where = f"{task}: --metadata {spec.key}={raw!r}"
+    if spec.kind == "choice":
+        allowed = spec.choices() if spec.choices else ()
+        if str(raw) not in allowed:
+            raise TaskSettingError(f"{where} is not one of {', '.join(allowed)}")
+        return str(raw)
+    if spec.kind == "ks":
+        return raw  # checked against user_samples by pass_at_k.parse
+    try:
+        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+            raise ValueError
+        value = int(str(raw).strip()) if not isinstance(raw, (int, float)) else int(raw)
+    except ValueError:
+        raise TaskSettingError(f"{where} must be a whole number") from None
+    if spec.kind == "positive" and value < 1:
+        raise TaskSettingError(f"{where} must be at least 1")
+    return value
+
+
+def settings_table_markdown() -> str:
+    """The task settings as a Markdown table (docs/settings.md's copy must equal it)."""
+    lines = ["| key | default | meaning |", "|---|---|---|"]
+    for spec in SPECS:
+        default = "unset" if spec.default in ((), None) else f"`{spec.default}`"
+        lines.append(f"| `{spec.key}` | {default} | {spec.doc} |")
+    return "\n".join(lines) + "\n"
+
