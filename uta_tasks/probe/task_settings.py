@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from uta_tasks.metrics import pass_at_k
 from uta_tasks.probe.budget import OVERLONG_CHOICES
 from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, TRUNCATE_SCOPES, question_pools
 from uta_tasks.probe.records import DEFAULT_USER_MAX_GEN_TOKS
@@ -109,7 +108,7 @@ class TaskSettings:
             meta: the task's metadata (YAML ``metadata`` and ``--metadata``).
         """
         values = {spec.key: _coerce(task, spec, meta.get(spec.key, spec.default)) for spec in SPECS}
-        n, ks = pass_at_k.parse(values["user_samples"], meta.get("pass_at_k"), task, TaskSettingError)
+        n, ks = _parse_samples(values["user_samples"], meta.get("pass_at_k"), task)
         values["user_samples"], values["pass_at_k"] = n, ks
         return cls(**values)
 
@@ -122,7 +121,7 @@ def _coerce(task: str, spec: TaskSettingSpec, raw: Any) -> Any:
             raise TaskSettingError(f"{where} is not one of {', '.join(allowed)}")
         return str(raw)
     if spec.kind == "ks":
-        return raw  # checked against user_samples by pass_at_k.parse
+        return raw  # checked against user_samples by _parse_samples
     try:
         if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
             raise ValueError
@@ -132,6 +131,35 @@ def _coerce(task: str, spec: TaskSettingSpec, raw: Any) -> Any:
     if spec.kind == "positive" and value < 1:
         raise TaskSettingError(f"{where} must be at least 1")
     return value
+
+
+def _parse_samples(user_samples: object, pass_at_k: object, task: str) -> tuple[int, tuple[int, ...]]:
+    """Validate ``user_samples`` and ``pass_at_k`` (``"1,4"``, ``[1, 4]`` or ``4``).
+
+    Args:
+        user_samples: the setting (n >= 1).
+        pass_at_k: the k values asked for, each 1 <= k <= n (None: none besides k = n).
+        task: the task, for the message.
+    """
+    try:
+        n = int(str(user_samples))
+    except ValueError:
+        raise TaskSettingError(f"{task}: --metadata user_samples={user_samples!r} must be a whole number of user turns") from None
+    if n < 1:
+        raise TaskSettingError(f"{task}: --metadata user_samples={n} must be at least 1")
+    if pass_at_k is None or pass_at_k == "":
+        return n, ()
+    raw = pass_at_k.split(",") if isinstance(pass_at_k, str) else pass_at_k if isinstance(pass_at_k, list) else [pass_at_k]
+    try:
+        ks = tuple(sorted({int(str(k).strip()) for k in raw}))
+    except ValueError:
+        raise TaskSettingError(f"{task}: --metadata pass_at_k={pass_at_k!r} must list whole numbers, e.g. \"1,4\"") from None
+    if not ks or ks[0] < 1 or ks[-1] > n:
+        raise TaskSettingError(
+            f"{task}: --metadata pass_at_k={pass_at_k!r}: every k must be between 1 and user_samples={n}; "
+            f"raise user_samples to draw that many user turns per answer"
+        )
+    return n, ks
 
 
 def settings_table_markdown() -> str:
