@@ -66,9 +66,9 @@ test: setup-all
 	@mkdir -p $(dir $(SIDE_LOG)) $(dir $(FAST_LOG)); \
 	( $(MAKE) --no-print-directory lint docs test-lm05 >$(SIDE_LOG) 2>&1; rc=$$?; \
 	  sed 's/^/[lint+docs+lm05] /' $(SIDE_LOG); echo "[lint+docs+lm05] exit $$rc"; exit $$rc ) & side=$$!; \
-	( $(VPY) -m pytest -m "not slow" -p no:cacheprovider $(PYTEST_ARGS) >$(FAST_LOG) 2>&1; rc=$$?; \
+	( $(VPY) -m pytest -m "not slow" -p no:cacheprovider --durations=10 $(PYTEST_ARGS) >$(FAST_LOG) 2>&1; rc=$$?; \
 	  sed 's/^/[fast] /' $(FAST_LOG); echo "[fast] exit $$rc"; exit $$rc ) & fast=$$!; \
-	{ $(VPY) -m pytest -m slow $(PYTEST_ARGS); echo $$? >$(SLOW_LOG).rc; } | tee $(SLOW_LOG); slow=$$(cat $(SLOW_LOG).rc); \
+	{ $(VPY) -m pytest -m slow --durations=20 $(PYTEST_ARGS); echo $$? >$(SLOW_LOG).rc; } | tee $(SLOW_LOG); slow=$$(cat $(SLOW_LOG).rc); \
 	wait $$fast; fast=$$?; wait $$side; side=$$?; \
 	echo "make test: slow tests exit $$slow, fast tests exit $$fast, lint + docs + lm-eval 0.5 exit $$side" >&2; \
 	totals=$$(grep -hE '(passed|failed|errors?)(,.*)? in [0-9.]+s' $(SLOW_LOG) $(FAST_LOG) $(SIDE_LOG) | \
