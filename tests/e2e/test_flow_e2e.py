@@ -98,7 +98,11 @@ def test_generate_then_judge_later_summary_gate_report_agreement(hf_lm, smollm2_
         out = tmp_path / f"report-{name}"
         assert report_main([str(folder), "--out", str(out), "--iterations", "200"]) == 0
         html = (out / "report.html").read_text()
-        assert html.count("<svg") == len(list((out / "figures").glob("*.svg"))) >= 2
+        figures = sorted((out / "figures").glob("*.svg"))
+        assert len(figures) >= 2
+        for figure in figures:  # every figure file is inlined in the page (paper panels nest <svg>)
+            assert figure.read_text().split("\n", 1)[1].strip() in html, figure.name
+        assert html.count("<svg") == sum(f.read_text().count("<svg") for f in figures)
         turns = _turns(folder, "uta_ifbench")
         if turns:
             assert f"| {100 * sum(turns.values()) / len(turns):.1f} [" in (out / "report.md").read_text()

@@ -60,6 +60,7 @@ def test_every_console_script_runs_on_a_plain_install(plain_wheel_venv: WheelVen
                            "judge_cache": str(tmp_path / "judge.sqlite"), "judge_max_retries": 1})
         run("uta-batch", str(runs), "--metadata", meta, "--poll-interval", "0")
         run("uta-rejudge", str(runs), "--metadata", meta, "--output_path", str(tmp_path / "judged"))
+        assert "on 24 constructed cases" in run("uta-conformance", "--metadata", meta)
     judged = tmp_path / "judged"
     (results,) = judged.rglob("results_*.json")
     assert results.parent.name == "org__model-a"
@@ -77,7 +78,8 @@ def test_every_console_script_runs_on_a_plain_install(plain_wheel_venv: WheelVen
     printed = run("uta-report", str(judged), "--out", str(tmp_path / "report"), "--iterations", "200").split()
     html = Path(printed[0]).read_text()
     svgs = [Path(p) for p in printed if p.endswith(".svg")]
-    assert svgs and html.count("<svg") == len(svgs)
+    assert svgs and html.count("<svg") == sum(p.read_text().count("<svg") for p in svgs)  # paper panels nest <svg>
+    assert all(p.read_text().split("\n", 1)[1].strip() in html for p in svgs), "every figure file is inlined"
     assert all(ET.parse(p).getroot().tag.endswith("svg") for p in svgs)
 
     assert "judged" in run("uta-agreement", f"live={judged}", f"judged={judged}", "--replicates", "0")
