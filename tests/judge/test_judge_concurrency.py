@@ -251,3 +251,52 @@ def test_leaving_slow_start_the_window_falls_to_what_succeeded() -> None:
     grown, after = run(scenario())
     assert grown == 64
     assert after == pytest.approx(32.0)  # not 64 x 0.9: no request sent above 32 in flight succeeded
+
+
+def test_a_success_sent_with_more_in_flight_lifts_the_capped_window_at_once() -> None:
+    async def scenario() -> tuple[float, float, float]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(20, 128, clock=clock)
+        backlog = Backlog(limit, 1000)
+        await backlog.round_trip(clock, 0.3)  # 20 succeed: slow start doubles the window to 40
+        await settle()
+        sent = {slot.concurrency: slot for slot in backlog.granted}  # the last one sent with each count
+        assert max(sent) == 40
+        # The first answer back is a 429 (sent with 40 in flight); only 20 in flight had
+        # succeeded, so the window falls to 20, not to 40 x 0.9.
+        limit.release(sent[40], OVERLOAD, pause=1.0)
+        capped = limit.limit
+        # Then a request sent with 31 in flight succeeds: the endpoint took 31 at once.
+        clock.now += 0.3
+        limit.release(sent[31], OK)
+        lifted = limit.limit
+        # One sent with 39 in flight succeeds too, but the window never passes 40 x 0.9 that way.
+        limit.release(sent[39], OK)
+        backlog.close()
+        return capped, lifted, limit.limit
+
+    capped, lifted, most = run(scenario())
+    assert capped == pytest.approx(20.0)
+    assert 31.0 <= lifted < 32.0  # 31, plus the usual growth step of that success
+    assert 40 * DECREASE <= most < 40 * DECREASE + 0.1  # lifted to 36, not 39, plus one growth step
+
+
+def test_a_small_endpoint_brings_a_large_first_window_down_in_one_round_trip() -> None:
+    async def scenario() -> tuple[float, float]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(16, 64, clock=clock)
+        first = await fill(limit)  # an endpoint that takes 4 at once: 12 of these are rejected
+        clock.now += 0.01
+        for slot in first[4:]:
+            limit.release(slot, OVERLOAD, pause=1.0)
+        after_rejections = limit.limit  # nothing had succeeded yet: only x0.9
+        again = await fill(limit)  # sent after the decrease, while the first 4 are still served
+        clock.now += 0.3
+        for slot in first[:4]:
+            limit.release(slot, OK)
+        limit.release(again[-1], OVERLOAD, pause=1.0)
+        return after_rejections, limit.limit
+
+    after_rejections, settled = run(scenario())
+    assert after_rejections == pytest.approx(16 * DECREASE)
+    assert settled == pytest.approx(4.0)  # what succeeded since the last decrease, not 16 x 0.81

@@ -24,11 +24,15 @@ The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency
   by :data:`DECREASE` (as Netflix's AIMD concurrency limiter does by default), at most
   once per round trip (answers to requests sent before the last decrease do not decrease
   it again), never below 1. A gentle factor keeps the window near the endpoint's
-  capacity; the rejected requests cost no retries (see :mod:`.client`). The first
-  overload also caps the window at the most requests in flight that a successful request
-  was sent with: slow start may have doubled far past the endpoint's capacity before the
-  first 429 was read (on a busy machine), and would otherwise take many round trips of
-  429s to come down.
+  capacity; the rejected requests cost no retries (see :mod:`.client`). A decrease also
+  caps the window at the most requests in flight that a request which succeeded since the
+  previous decrease was sent with: slow start may have doubled far past the endpoint's
+  capacity before the first 429 was read (on a busy machine), and a small endpoint
+  rejects most of a first window that starts above its capacity; either would otherwise
+  take many round trips of 429s to come down. That cap is only what had *returned* when
+  the 429 arrived: a request sent with more in flight that then succeeds proves the
+  endpoint took that many, and lifts the window to it at once (never above the decreased
+  window), instead of the window climbing back a request or two per round trip.
 - **Retry-After** is honoured by the request that received it (the client does not send
   it again before then, see :mod:`.client`). When the window is already down to one
   request, no new request starts before it either, so an exhausted endpoint sees one
@@ -114,7 +118,8 @@ class AdaptiveLimit:
         self._threshold = math.inf  # slow start until the first overload
         self._ceiling = math.inf  # the last window an overload was answered to
         self._retry_after = 0.0  # the last Retry-After seen (seconds)
-        self._proven = 0  # most requests in flight when one that succeeded was sent
+        self._proven = 0  # most requests in flight when one that succeeded since the last decrease was sent
+        self._target = 0.0  # the window the last decrease aimed at, before the cap at _proven
         self._epoch = 0
         self._smoothed: float | None = None
         self._lowest: float | None = None
@@ -157,6 +162,7 @@ class AdaptiveLimit:
         now = self._clock()
         if signal == OK:
             self._proven = max(self._proven, slot.concurrency)
+            self._lift(slot.concurrency)
             self._grow(now - slot.started, busy)
         elif signal == OVERLOAD:
             self._shrink(slot, now, pause)
@@ -167,6 +173,11 @@ class AdaptiveLimit:
         if not self._retry_after or not self._smoothed:
             return 1.0
         return max(1.0, self._retry_after / self._smoothed)
+
+    def _lift(self, proven: int) -> None:
+        """A success sent with ``proven`` in flight: the window may be at least that, up to the target."""
+        if self.adaptive and self.limit < min(self._target, proven):
+            self.limit = min(self._target, float(proven))
 
     def _grow(self, latency: float, busy: bool) -> None:
         smoothed = latency if self._smoothed is None else self._smoothed + SMOOTHING * (latency - self._smoothed)
@@ -192,9 +203,11 @@ class AdaptiveLimit:
         if slot.epoch == self._epoch:
             self._ceiling = float(self.window)
             decreased = self.limit * DECREASE
-            if self._threshold == math.inf and self._proven:  # leaving slow start: at most what succeeded
+            self._target = decreased
+            if self._proven:  # at most what succeeded since the last decrease
                 decreased = min(decreased, float(self._proven))
             self.limit = max(float(FLOOR), decreased)
+            self._proven = 0
             self._threshold = self.limit
             self._epoch += 1
             self.stats.decreases += 1

@@ -153,7 +153,7 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("judge_api_key_env", "api_key_env", "UTA_JUDGE_API_KEY_ENV", _env_name, "`OPENAI_API_KEY`",
                 "*name* of the variable holding the key. `OPENAI_API_KEY` is sent only to the OpenAI API, "
                 "to the URL in `OPENAI_BASE_URL`, or when this setting names it"),
-    SettingSpec("judge_concurrency", "concurrency", "UTA_JUDGE_CONCURRENCY", _int, "`8`",
+    SettingSpec("judge_concurrency", "concurrency", "UTA_JUDGE_CONCURRENCY", _int, "`16`",
                 "requests in flight at the start (1-1024); the window then adapts up to "
                 "`judge_concurrency_max`"),
     SettingSpec("judge_concurrency_max", "concurrency_max", "UTA_JUDGE_CONCURRENCY_MAX", _int, "`64`",

@@ -92,7 +92,7 @@ class JudgeSettings:
     model: str = DEFAULT_MODEL
     base_url: str = OPENAI_API_URL
     api_key_env: str = DEFAULT_KEY_ENV
-    concurrency: int = 8
+    concurrency: int = 16
     concurrency_max: int = 64
     timeout: float = 120.0
     max_retries: int = 4
