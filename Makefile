@@ -57,20 +57,22 @@ setup-fast:
 setup-lm05:
 	PYTHON=$(PYTHON) bash scripts/setup_light_env.sh $(LM05_VENV) $(LM05_VERSION)
 
-# Three things side by side, so that both cores work: the slow tests (one pytest process, so
-# each session model and server is loaded or started once), the fast tests (a second pytest
-# process), and lint + the manual's strict build + the lm-eval 0.5 run. The side outputs are printed, each line prefixed,
+# Three things side by side, so that both cores work: the slow tests that share the session
+# model and servers (one pytest process, so each is loaded or started once), the fast tests
+# and the standalone slow ones (a second pytest process; tests/conftest.py marks a slow test
+# standalone when it needs no session model or server), and lint + the manual's strict build
+# + the lm-eval 0.5 run. The side outputs are printed, each line prefixed,
 # when they end. make fails when any of the three fails; "no tests collected" (5) in one
 # pytest half is fine when the other half ran (PYTEST_ARGS selecting only fast tests, say).
 test: setup-all
 	@mkdir -p $(dir $(SIDE_LOG)) $(dir $(FAST_LOG)); \
 	( $(MAKE) --no-print-directory lint docs test-lm05 >$(SIDE_LOG) 2>&1; rc=$$?; \
 	  sed 's/^/[lint+docs+lm05] /' $(SIDE_LOG); echo "[lint+docs+lm05] exit $$rc"; exit $$rc ) & side=$$!; \
-	( $(VPY) -m pytest -m "not slow" -p no:cacheprovider --durations=10 $(PYTEST_ARGS) >$(FAST_LOG) 2>&1; rc=$$?; \
-	  sed 's/^/[fast] /' $(FAST_LOG); echo "[fast] exit $$rc"; exit $$rc ) & fast=$$!; \
-	{ $(VPY) -m pytest -m slow --durations=20 $(PYTEST_ARGS); echo $$? >$(SLOW_LOG).rc; } | tee $(SLOW_LOG); slow=$$(cat $(SLOW_LOG).rc); \
+	( $(VPY) -m pytest -m "not slow or standalone" -p no:cacheprovider --durations=20 $(PYTEST_ARGS) >$(FAST_LOG) 2>&1; rc=$$?; \
+	  sed 's/^/[fast+standalone] /' $(FAST_LOG); echo "[fast+standalone] exit $$rc"; exit $$rc ) & fast=$$!; \
+	{ $(VPY) -m pytest -m "slow and not standalone" --durations=20 $(PYTEST_ARGS); echo $$? >$(SLOW_LOG).rc; } | tee $(SLOW_LOG); slow=$$(cat $(SLOW_LOG).rc); \
 	wait $$fast; fast=$$?; wait $$side; side=$$?; \
-	echo "make test: slow tests exit $$slow, fast tests exit $$fast, lint + docs + lm-eval 0.5 exit $$side" >&2; \
+	echo "make test: slow tests exit $$slow, fast and standalone tests exit $$fast, lint + docs + lm-eval 0.5 exit $$side" >&2; \
 	totals=$$(grep -hE '(passed|failed|errors?)(,.*)? in [0-9.]+s' $(SLOW_LOG) $(FAST_LOG) $(SIDE_LOG) | \
 	  awk '{for (i = 2; i <= NF; i++) {w = $$i; sub(/[,=]+$$/, "", w); if (w == "passed") p += $$(i-1); \
 	  if (w == "failed" || w == "error" || w == "errors") f += $$(i-1)}} END {print p + 0 " passed, " f + 0 " failed"}'); \

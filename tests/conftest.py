@@ -14,6 +14,19 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
+# The session fixtures that load a model, start a server or build a run on them: a slow test
+# that needs none of them is "standalone", and make test runs it in the second pytest
+# process, beside the tests that share them (docs/test-speed.md).
+SESSION_MODEL_FIXTURES = frozenset({"hf_lm", "llama_url", "vllm_server", "uta_real_run"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every slow test that needs no session model or server ``standalone``."""
+    for item in items:
+        if item.get_closest_marker("slow") and not SESSION_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.standalone)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _lm_eval_tasks_indexed_once():
     """lm-eval's own task folder is indexed once per session, not once per TaskManager
