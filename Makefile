@@ -33,7 +33,7 @@ help:
 	@echo "make test          set everything up, then run the whole pytest suite"
 	@echo "make test-fast     only the tests not marked slow (no torch, no vLLM, no model)"
 	@echo "make test-lm05     the fast pipeline tests on lm-eval $(LM05_VERSION)"
-	@echo "make lint          ruff, mypy on the package, and the import contracts"
+	@echo "make lint          ruff, mypy on the package, the import contracts, no status literal outside schema/"
 	@echo "make docs          build the manual (docs/) with mkdocs --strict into site/"
 	@echo "make generate      rewrite the task YAML files from uta_tasks/tasks/generate.py"
 	@echo "make test-install  build the wheel and test it in a fresh venv"
@@ -93,6 +93,7 @@ lint: setup-fast
 	$(FAST_VENV)/bin/python -m ruff check uta_tasks tests perf
 	$(FAST_VENV)/bin/python -m mypy uta_tasks
 	$(FAST_VENV)/bin/lint-imports
+	$(FAST_VENV)/bin/python scripts/check_schema_literals.py
 
 docs: setup-fast
 	NO_MKDOCS_2_WARNING=1 $(FAST_VENV)/bin/python -m mkdocs build --strict --quiet --site-dir site

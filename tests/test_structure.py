@@ -53,3 +53,23 @@ def test_readme_fits_two_screens_and_links_only_to_pages_that_exist():
     assert [p for p in pages if not (ROOT / p).is_file()] == []
     nav = (ROOT / "mkdocs.yml").read_text()
     assert [p for p in pages if p.removeprefix("docs/") not in nav] == [], "every page the README names is in the nav"
+
+
+def _literal_check():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_schema_literals", ROOT / "scripts" / "check_schema_literals.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_verdict_status_is_spelled_only_in_the_schema(tmp_path):
+    check = _literal_check()
+    assert check.find_literals(PACKAGE) == [], "use uta_tasks.schema.verdict.JUDGED / verdict.judged"
+    (tmp_path / "schema").mkdir()
+    (tmp_path / "schema" / "verdict.py").write_text('JUDGED = "judged"\n')
+    (tmp_path / "reader.py").write_text('"""Counts judged turns."""\nok = v.get("status") == \'judged\'\nn = f"{3} judged"\n')
+    assert check.find_literals(tmp_path) == [f"{tmp_path / 'reader.py'}:2: 'judged'"]
+    assert check.main([str(tmp_path)]) == 1 and check.main([str(PACKAGE)]) == 0

@@ -26,8 +26,8 @@ from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import hook, task_settings
 from uta_tasks.probe.perturb import PERTURBATIONS
-from uta_tasks.probe.records import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 from uta_tasks.probe.task_settings import TaskSettings
+from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 
 
 class UTATaskError(ValueError):

@@ -27,7 +27,8 @@ def world(tmp_path: Path, judge_meta):
     entries = sample_items([runs])
     judge = {}
     for entry in entries:
-        judge[entry.item_id] = (entry.verdict["label"], entry.verdict["genuine"])
+        assert entry.verdict is not None
+        judge[entry.item_id] = (entry.verdict.label, entry.verdict.genuine)
     ids = sorted(judge)
     flipped = set(ids[::4])
     lines = []

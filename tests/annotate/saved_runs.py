@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
 from fault_server import MODEL, FaultConfig, FaultServer  # noqa: E402
 
 from uta_tasks.probe import judging, reasoning  # noqa: E402
-from uta_tasks.probe.records import ProbeRecord, ProbeSpec  # noqa: E402
+from uta_tasks.schema.probe import ProbeRecord, ProbeSpec  # noqa: E402
 
 DATE = "2026-04-01T10-00-00.000001"
 TASKS = {  # task -> (benchmark, perturbation)

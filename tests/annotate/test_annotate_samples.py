@@ -23,9 +23,9 @@ def test_items_rebuilt_from_saved_records_are_the_items_the_judge_judged(tmp_pat
     assert len(found) == 4 + 2 * 4 + 2 * 3
     for entry in found:
         verdict = entry.verdict
-        assert verdict is not None and verdict["status"] == "judged"
+        assert verdict is not None and verdict.judged
         # The prompt the judge received is exactly the rendering of the rebuilt item.
-        assert load_template(verdict["prompt_version"]).render(entry.item) == verdict["prompt"], entry
+        assert load_template(verdict.prompt_version).render(entry.item) == verdict.prompt, entry
         assert entry.item_id == entry.item.fingerprint() and len(entry.item_id) == 64
         assert entry.model == "org/model-a"
     trunc = [e for e in found if e.task == "uta_gsm8k_trunc"]

@@ -26,14 +26,14 @@ def _turns(folder: Path, task: str) -> dict[tuple[int, int], bool]:
     """(doc_id, repeat) -> genuine, for every judged u (the denominator of genuine_followup)."""
     out = {}
     for entry in sample_items([folder], kinds=["verdict"]):
-        if entry.task == task and entry.verdict and entry.verdict.get("status") == "judged":
-            out[(entry.doc_id, entry.repeat)] = bool(entry.verdict["genuine"])
+        if entry.task == task and entry.verdict is not None and entry.verdict.judged:
+            out[(entry.doc_id, entry.repeat)] = bool(entry.verdict.genuine)
     return out
 
 
 def _answers(folder: Path) -> dict[str, tuple[str, bool]]:
-    return {e.item_id: (e.verdict["label"], bool(e.verdict["genuine"])) for e in sample_items([folder])
-            if e.verdict and e.verdict.get("status") == "judged"}
+    return {e.item_id: (str(e.verdict.label), bool(e.verdict.genuine)) for e in sample_items([folder])
+            if e.verdict is not None and e.verdict.judged}
 
 
 def test_generate_then_judge_later_summary_gate_report_agreement(hf_lm, smollm2_dir, llama_url, uta_real_run,

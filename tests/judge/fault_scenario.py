@@ -41,7 +41,7 @@ from uta_tasks.judge import (
 )
 from uta_tasks.judge import cache as cache_module
 from uta_tasks.judge.cache import cache_key
-from uta_tasks.judge.reasons import CACHEABLE_UNJUDGED
+from uta_tasks.schema.reasons import CACHEABLE_UNJUDGED
 
 SECRET = "sk-test-FIGURES-KEY-3c9e71d04a"
 PASSWORD = "Figures-Pw-5ad2e8"

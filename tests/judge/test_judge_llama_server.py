@@ -19,8 +19,8 @@ from uta_tasks.judge import LABELS, JudgeConfigError, JudgeItem, JudgeSettings, 
 from uta_tasks.judge.labels import allowed_genuine, response_format
 from uta_tasks.judge.parse import parse_reply
 from uta_tasks.judge.prompt import load_template
-from uta_tasks.judge.reasons import LENGTH
 from uta_tasks.judge.settings import DEFAULT_PROMPT
+from uta_tasks.schema.reasons import LENGTH
 from uta_tasks.servers.llama_server import MODEL_ALIAS, llama_server
 
 pytestmark = pytest.mark.slow

@@ -106,12 +106,14 @@ def test_batch_mode_submits_only_the_items_no_rule_labels(tmp_path: Path) -> Non
 def test_judge_calls_saved_is_a_metric_summed_over_the_doc() -> None:
     from uta_tasks.metrics.results import follow_up_metrics
     from uta_tasks.metrics.table import PROBE_METRICS
-    from uta_tasks.probe.records import ProbeRecord
+    from uta_tasks.schema.probe import ProbeRecord
+    from uta_tasks.schema.verdict import Verdict
 
     spec = {m.name: m for m in PROBE_METRICS}["judge_calls_saved"]
     assert spec.aggregation([1.0, 2.0]) == 3.0
-    judge = {"status": "judged", "label": "plausible_followup", "genuine": True, "prelabel_rule": None}
-    rule = {"status": "judged", "label": "previous_turn_restate", "genuine": False, "prelabel_rule": "restates_prompt"}
+    judge = Verdict.from_dict({"status": "judged", "label": "plausible_followup", "genuine": True, "prelabel_rule": None})
+    rule = Verdict.from_dict({"status": "judged", "label": "previous_turn_restate", "genuine": False,
+                              "prelabel_rule": "restates_prompt"})
     base = dict(task="t", benchmark="b", perturbation="trunc", q="q", messages=[], a="a", answer="a",
                 reasoning_form="plain", history="a", a_prime="a", role_switch={}, generation={}, given_answer=False)
     records = [ProbeRecord(**base, verdict=rule, verdict_ref=rule),

@@ -28,6 +28,6 @@ def evaluate(lm: Any, tasks: list[str], *, metadata: dict | None = None, include
 
 def records(results: dict, task: str) -> list[Any]:
     """The probe records of a task's logged samples."""
-    from uta_tasks.probe.records import ProbeRecord
+    from uta_tasks.schema.probe import ProbeRecord
 
     return [ProbeRecord.from_json(r) for s in results["samples"][task] for r in s["filtered_resps"][0]]

@@ -38,8 +38,9 @@ def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_
     # (the preflight's one test completion carries no candidate turn).
     assert base["judge_calls,none"] + trunc["judge_calls,none"] == 6 == len(_item_calls(judge_server))
     for r in records(results, "uta_ifbench_trunc"):
-        assert r.verdict["genuine"] is True and r.verdict_ref["genuine"] is False
-        assert any("Why did you stop there?" in m["content"] for m in r.verdict["prompt"])
+        assert r.verdict is not None and r.verdict_ref is not None
+        assert r.verdict.genuine is True and r.verdict_ref.genuine is False
+        assert any("Why did you stop there?" in m["content"] for m in r.verdict.prompt)
     # the dumped metric_list names exactly the metrics reported
     for task in tasks:
         listed = {m["metric"] for m in results["configs"][task]["metric_list"]}

@@ -36,7 +36,7 @@ def test_provenance_names_the_modes_and_old_records_read_as_what_they_did(tmp_pa
 
 
 def test_a_version_2_record_reads_as_template_and_final_answer():
-    from uta_tasks.probe.records import ProbeRecord
+    from uta_tasks.schema.probe import ProbeRecord
 
     old = {"task": "t", "benchmark": "gsm8k", "perturbation": "trunc", "q": "q", "messages": [], "a": "a",
            "answer": "a", "reasoning_form": "plain", "a_prime": "", "role_switch": {"history": "raw"},

@@ -118,7 +118,7 @@ def _specs(task: str) -> tuple[Any, list]:
 
 def _doc_metrics(task: str, doc: Doc, records: list[dict]) -> dict[str, Any]:
     from uta_tasks.metrics.results import doc_metrics
-    from uta_tasks.probe.records import ProbeRecord
+    from uta_tasks.schema.probe import ProbeRecord
 
     bench, specs = _specs(task)
 

@@ -66,7 +66,7 @@ def test_samples_decode_one_record_per_repeat(tmp_path):
     spec = RunSpec({"uta_gsm8k": [Doc([Turn(True), Turn(None), Turn(False)])]})
     files = single_run(write_run(tmp_path, spec).parent)
     (doc,) = read_samples(files.samples["uta_gsm8k"])
-    assert [r["verdict"]["status"] for r in doc.records] == ["judged", "unjudged", "judged"]
+    assert [r.verdict.status for r in doc.records if r.verdict] == ["judged", "unjudged", "judged"]
     assert doc.metrics["genuine_followup"] == 0.5
     with pytest.raises(ValueError, match="filtered_resps"):
         decode_records({"doc_id": 0}, "line 1")

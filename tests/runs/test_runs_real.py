@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from uta_tasks.runs import find_runs, load_run, names
+from uta_tasks.runs import find_runs, load_run
+from uta_tasks.schema import output
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,16 +43,16 @@ def test_counts_agree_with_the_records_and_with_lm_eval(uta_real_run):
 
     for name in ("uta_ifbench", "uta_ifbench_trunc"):
         task = run.tasks[name]
-        verdicts = [r["verdict"] for d in task.docs for r in d.records]
-        judged = [v for v in verdicts if v["status"] == "judged"]
-        est = estimate(run, name, names.GENUINE)
-        lm_eval_value = task.value(names.GENUINE)
+        verdicts = [r.verdict for d in task.docs for r in d.records]
+        judged = [v for v in verdicts if v is not None and v.judged]
+        est = estimate(run, name, output.GENUINE)
+        lm_eval_value = task.value(output.GENUINE)
         if judged:
-            assert est.n == len(judged) and est.k == sum(bool(v["genuine"]) for v in judged)
+            assert est.n == len(judged) and est.k == sum(bool(v.genuine) for v in judged)
             assert est.value == pytest.approx(lm_eval_value)  # one repeat: pooled rate == lm-eval's
             assert est.interval.low <= est.value <= est.interval.high
         else:
             assert est.value is None and lm_eval_value is None
-        unjudged = estimate(run, name, names.UNJUDGED_SHARE)
-        assert unjudged.k == task.value(names.UNJUDGED)
+        unjudged = estimate(run, name, output.UNJUDGED_SHARE)
+        assert unjudged.k == task.value(output.UNJUDGED)
         assert unjudged.n == len(task.docs) * (1 if task.perturbation == "none" else 2)

@@ -9,8 +9,13 @@ from pathlib import Path
 from uta_tasks.apps import quickstart
 from uta_tasks.apps.quickstart.phases import SETUP_SECONDS_ENV, Phases
 from uta_tasks.apps.quickstart.verdict_checks import check_run, contradiction_note, contradicts
+from uta_tasks.schema.verdict import Verdict
 
 DATE = "2026-11-30T07-00-00.000000"
+# The fields every logged probe record has (the tests below vary only the verdicts).
+RECORD = {"task": "uta_ifbench_trunc", "benchmark": "ifbench", "perturbation": "trunc", "q": "q", "messages": [],
+          "a": "a", "answer": "a", "reasoning_form": "plain", "history": "a", "a_prime": "a", "role_switch": {},
+          "generation": {}, "given_answer": False}
 
 
 def _verdict(label: str | None, genuine: bool | None, status: str = "judged") -> dict:
@@ -34,18 +39,21 @@ def _write_run(folder: Path, records: list[dict]) -> Path:
     folder.mkdir(parents=True)
     results = folder / f"results_{DATE}.json"
     results.write_text(json.dumps(_results()))
-    lines = [json.dumps({"doc_id": i, "filtered_resps": [[json.dumps(r)]]}) for i, r in enumerate(records)]
+    lines = [json.dumps({"doc_id": i, "filtered_resps": [[json.dumps({**RECORD, **r})]]}) for i, r in enumerate(records)]
     (folder / f"samples_uta_ifbench_trunc_{DATE}.jsonl").write_text("\n".join(lines) + "\n")
     return results
 
 
 def test_which_verdicts_contradict_themselves():
-    assert contradicts(_verdict("new_task_prompt", True))
-    assert contradicts(_verdict("plausible_followup", False))
-    assert not contradicts(_verdict("plausible_followup", True))
-    assert not contradicts(_verdict("previous_turn_restate", False))
-    assert not contradicts(_verdict("other", True)) and not contradicts(_verdict("other", False))
-    assert not contradicts(_verdict(None, None, status="unjudged")) and not contradicts(None)
+    def check(label: str | None, genuine: bool | None, status: str = "judged") -> bool:
+        return contradicts(Verdict.from_dict(_verdict(label, genuine, status)))
+
+    assert check("new_task_prompt", True)
+    assert check("plausible_followup", False)
+    assert not check("plausible_followup", True)
+    assert not check("previous_turn_restate", False)
+    assert not check("other", True) and not check("other", False)
+    assert not check(None, None, status="unjudged") and not contradicts(None)
 
 
 def test_the_summary_hides_a_genuine_rate_built_on_contradictions(tmp_path):
@@ -79,7 +87,7 @@ def test_a_consistent_run_shows_its_rates_and_no_note(tmp_path):
 
 def test_samples_of_another_run_in_the_same_folder_are_not_counted(tmp_path):
     results_path = _write_run(tmp_path / "smol", [{"verdict": _verdict("plausible_followup", True)}])
-    old = json.dumps({"doc_id": 0, "filtered_resps": [[json.dumps({"verdict": _verdict("other", True)})]]})
+    old = json.dumps({"doc_id": 0, "filtered_resps": [[json.dumps({**RECORD, "verdict": _verdict("other", True)})]]})
     (results_path.parent / "samples_uta_ifbench_trunc_2026-01-01T00-00-00.000000.jsonl").write_text(old + "\n")
     assert check_run(results_path)["uta_ifbench_trunc"]["verdict"].judged == 1
 

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.judge.labels import LABELS
-from uta_tasks.judge.records import JudgeItem, Verdict
+from uta_tasks.judge.records import JudgeItem
 from uta_tasks.judge.settings import JudgeSettings, metadata_from_json
+from uta_tasks.schema.labels import LABELS
+from uta_tasks.schema.verdict import JUDGED, Verdict
 from uta_tasks.templates import TEMPLATES_DIR
 
 CASES = TEMPLATES_DIR / "conformance" / "followupeval-cases-v1.jsonl"
@@ -89,7 +90,7 @@ class Outcome:
 
     @property
     def judged(self) -> bool:
-        return self.verdict.status == "judged"
+        return self.verdict.judged
 
     @property
     def binary_ok(self) -> bool:
@@ -122,7 +123,7 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
     judged = [o for o in outcomes if o.judged]
     return {
         "cases": len(outcomes),
-        "judged": len(judged),
+        JUDGED: len(judged),
         "binary_agree": sum(o.binary_ok for o in judged),
         "label_agree": sum(o.label_ok for o in judged),
         "disagreements": [o.case.id for o in judged if not (o.binary_ok and o.label_ok)],
@@ -143,8 +144,8 @@ def format_table(outcomes: list[Outcome], settings: JudgeSettings) -> str:
         lines.append(f"| {o.case.id} | {o.case.label} / {o.case.genuine} | {got} | {'ok' if o.binary_ok else 'NO'} "
                      f"| {'ok' if o.label_ok else 'NO'} |")
     s = summary(outcomes)
-    lines += ["", f"binary agreement: {s['binary_agree']}/{s['judged']} judged "
-                  f"({s['cases'] - s['judged']} unjudged); label agreement: {s['label_agree']}/{s['judged']}"]
+    lines += ["", f"binary agreement: {s['binary_agree']}/{s[JUDGED]} judged "
+                  f"({s['cases'] - s[JUDGED]} unjudged); label agreement: {s['label_agree']}/{s[JUDGED]}"]
     return "\n".join(lines)
 
 
@@ -176,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                  "label": o.verdict.label, "genuine": o.verdict.genuine} for o in outcomes]
         Path(args.json_path).write_text(json.dumps({**s, "cases": rows, "prompt_version": settings.prompt,
                                                     "judge_model": settings.model}, indent=2), encoding="utf-8")
-    share = s["binary_agree"] / s["judged"] if s["judged"] else 0.0
+    share = s["binary_agree"] / s[JUDGED] if s[JUDGED] else 0.0
     return 0 if share >= args.min_binary else 1
 
 

@@ -31,6 +31,8 @@ from typing import Any
 from uta_tasks.judge.prelabel import COPY_THRESHOLD, PRELABEL_MODEL, RULE_LABELS, RULES, prelabel
 from uta_tasks.judge.records import JudgeItem
 from uta_tasks.judge.settings import JudgeSettings, metadata_from_json
+from uta_tasks.schema.probe import VERDICT_SLOTS
+from uta_tasks.schema.verdict import Verdict
 
 SWEEP: tuple[float, ...] = (0.7, 0.8, 0.85, 0.9, 0.95, 1.0)
 COPY_RULES = ("restates_prompt", "copies_answer")
@@ -187,17 +189,17 @@ def format_report(report: CheckReport) -> str:
     return "\n".join(lines)
 
 
-def stored_label(verdict: dict[str, Any] | None) -> JudgeLabel | None:
+def stored_label(verdict: Verdict | None) -> JudgeLabel | None:
     """The judge's ``(label, genuine)`` in a stored verdict; None for none, unjudged or pre-labelled.
 
     Args:
-        verdict: A verdict dict from a samples file.
+        verdict: A verdict from a samples file.
     """
-    if not verdict or verdict.get("status") != "judged" or verdict.get("prelabel_rule"):
+    if verdict is None or not verdict.judged or verdict.prelabel_rule:
         return None
-    if verdict.get("judge_model") == PRELABEL_MODEL or verdict.get("label") is None:
+    if verdict.judge_model == PRELABEL_MODEL or verdict.label is None:
         return None
-    return str(verdict["label"]), bool(verdict.get("genuine"))
+    return str(verdict.label), bool(verdict.genuine)
 
 
 def fresh_labels(items: Sequence[JudgeItem], settings: JudgeSettings) -> list[JudgeLabel | None]:
@@ -224,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="+", help="lm-eval --output_path folders (or samples_*.jsonl files)")
     parser.add_argument("--judge", action="store_true", help="judge the items afresh instead of reading verdicts")
     parser.add_argument("--metadata", default="{}", help="judge settings as JSON (with --judge)")
-    parser.add_argument("--kinds", default="verdict,verdict_ref,verdict_reference",
+    parser.add_argument("--kinds", default=",".join(VERDICT_SLOTS),
                         help="which user turns (comma-separated record fields; default: all)")
     parser.add_argument("--json", dest="json_path", help="also write the report as JSON to this file")
     return parser
@@ -254,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             judge = f"{settings.model} ({settings.prompt}), fresh run"
         else:
             labels = [stored_label(entry.verdict) for entry in found]
-            judge = ", ".join(sorted({f"{e.verdict.get('judge_model')} ({e.verdict.get('prompt_version')})"
+            judge = ", ".join(sorted({f"{e.verdict.judge_model} ({e.verdict.prompt_version})"
                                       for e, label in zip(found, labels, strict=True) if label and e.verdict}))
     except (JudgeConfigError, FileNotFoundError, ValueError) as exc:
         raise SystemExit(f"uta-prelabel-check: {exc}") from None

@@ -44,7 +44,8 @@ from typing import Any
 
 import openai
 
-from . import reasons
+from uta_tasks.schema import reasons
+
 from .backoff import backoff_delay, retry_after_seconds
 from .concurrency import OK, OTHER, OVERLOAD, AdaptiveLimit
 from .errors import ReplyError, TruncatedReply, UnreadableReply

@@ -1,5 +1,5 @@
-"""The paper's eight primary labels, which ``genuine`` each allows, and the JSON schema
-the judge must answer with.
+"""The JSON schema the judge must answer with, built on the paper's eight primary labels
+(:mod:`uta_tasks.schema.labels`: the labels and which ``genuine`` each allows).
 
 Label and decision cannot contradict each other: ``plausible_followup`` goes with
 ``genuine`` true, the six failure labels with ``genuine`` false, and ``other`` with
@@ -26,43 +26,18 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-LABELS: tuple[str, ...] = (
-    "plausible_followup",
-    "previous_turn_restate",
-    "assistant_turn_restate",
-    "new_task_prompt",
-    "meta_planning",
-    "degenerate_short",
-    "malformed_artifact",
-    "other",
-)
-GENUINE_LABELS: tuple[str, ...] = ("plausible_followup",)
-FREE_LABELS: tuple[str, ...] = ("other",)
-FAILURE_LABELS: tuple[str, ...] = tuple(label for label in LABELS if label not in GENUINE_LABELS + FREE_LABELS)
+from uta_tasks.schema.labels import FAILURE_LABELS, FREE_LABELS, GENUINE_LABELS, LABELS, allowed_genuine
+
+__all__ = [
+    "DECISION_KEY", "FAILURE_LABELS", "FREE_LABELS", "GENUINE_LABELS", "LABELS", "SCHEMA_NAME", "VERDICT_SCHEMA",
+    "allowed_genuine", "response_format",
+]
 
 SCHEMA_NAME = "followup_verdict"
 DECISION_KEY = "decision"
 
 _LABEL_HELP = "The one primary label that best describes the candidate user turn."
 _GENUINE_HELP = "True when the candidate user turn is a genuine, grounded follow-up."
-
-
-def allowed_genuine(label: str) -> tuple[bool, ...]:
-    """The ``genuine`` values a label may go with.
-
-    Args:
-        label: One of :data:`LABELS`.
-
-    Returns:
-        ``(True,)``, ``(False,)`` or ``(True, False)``.
-    """
-    if label in GENUINE_LABELS:
-        return (True,)
-    if label in FAILURE_LABELS:
-        return (False,)
-    if label in FREE_LABELS:
-        return (True, False)
-    raise ValueError(f"label {label!r} is not one of {list(LABELS)}")
 
 
 def _branch(labels: tuple[str, ...], genuine: tuple[bool, ...]) -> dict[str, Any]:

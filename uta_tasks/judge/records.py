@@ -1,5 +1,7 @@
 """What goes into the judge (:class:`JudgeItem`) and what comes out (:class:`Verdict`,
-:class:`JudgeRun`)."""
+:class:`JudgeRun`).
+
+:class:`Verdict` is defined in :mod:`uta_tasks.schema.verdict` and importable from here."""
 
 from __future__ import annotations
 
@@ -9,12 +11,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .reasons import INTERNAL, code_from_reason
+from uta_tasks.schema.reasons import INTERNAL
+from uta_tasks.schema.verdict import JUDGED, UNJUDGED, Verdict
+
+__all__ = ["JUDGED", "ROLES", "UNJUDGED", "ItemUsage", "JudgeItem", "JudgeRun", "Verdict"]
 
 ROLES = ("system", "user", "assistant")
-
-JUDGED = "judged"
-UNJUDGED = "unjudged"
 
 
 @dataclass(frozen=True)
@@ -65,76 +67,6 @@ class JudgeItem:
             separators=(",", ":"),
         )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-@dataclass
-class Verdict:
-    """The judge's decision on one item, or why there is none.
-
-    An ``unjudged`` verdict has ``label`` and ``genuine`` set to None and must be left
-    out of rates (never counted as 0 or 1); its ``reason`` says why.
-
-    Attributes:
-        status: ``"judged"`` or ``"unjudged"``.
-        label: One of :data:`uta_tasks.judge.labels.LABELS` when judged.
-        genuine: The binary genuine-follow-up decision when judged.
-        rationale: The judge's explanation when judged.
-        reason: Why the item is unjudged (None when judged).
-        raw_reply: Reply text of the last attempt (None when that attempt got no reply).
-        prompt: The exact messages sent to the judge.
-        judge_model: Model name sent to the endpoint.
-        prompt_version: Name of the prompt template set, e.g. ``followupeval-v1``.
-        prompt_sha: Digest of the template files actually used (catches unversioned edits).
-        cached: True when this verdict was read from the disk cache.
-        attempts: Requests sent for this item in the run that produced the verdict.
-        reason_code: Short code of ``reason`` (see :mod:`uta_tasks.judge.reasons`), None when judged.
-        reply_model: The ``model`` the endpoint's reply named (None when absent or no reply).
-        system_fingerprint: The reply's ``system_fingerprint`` (None when absent or no reply).
-        prelabel_rule: The deterministic rule that set this verdict instead of the judge
-            (``judge_model`` is then ``prelabel``, see :mod:`.prelabel`), None for the judge's.
-    """
-
-    status: str
-    label: str | None
-    genuine: bool | None
-    rationale: str | None
-    reason: str | None
-    raw_reply: str | None
-    prompt: list[dict[str, str]]
-    judge_model: str
-    prompt_version: str
-    prompt_sha: str = ""
-    cached: bool = False
-    attempts: int = 0
-    reason_code: str | None = None
-    reply_model: str | None = None
-    system_fingerprint: str | None = None
-    prelabel_rule: str | None = None
-
-    @property
-    def judged(self) -> bool:
-        """True when a valid verdict was obtained."""
-        return self.status == JUDGED
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable copy, for logged samples and the cache."""
-        data = asdict(self)
-        data["prompt"] = [dict(message) for message in self.prompt]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Verdict:
-        """Rebuild a verdict written by :meth:`to_dict`.
-
-        Args:
-            data: The dict; keys added by later versions may be missing (they default),
-                unknown keys are ignored. ``reason_code`` of an older unjudged verdict is
-                read from its reason.
-        """
-        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
-        if known.get("status") != JUDGED and not known.get("reason_code"):
-            known["reason_code"] = code_from_reason(known.get("reason"))
-        return cls(**known)
 
 
 @dataclass
@@ -204,7 +136,7 @@ class JudgeRun:
 
     def summary(self) -> dict[str, Any]:
         """The run's figures: ``items``, ``unique_items``, ``judged``, ``unjudged``,
-        ``unjudged_by_reason`` (code -> count, see :mod:`uta_tasks.judge.reasons`),
+        ``unjudged_by_reason`` (code -> count, see :mod:`uta_tasks.schema.reasons`),
         ``calls``, ``rate_limited``, ``prelabelled``, ``cache_hits``, ``input_tokens``, ``output_tokens``,
         ``not_persisted``.
         Item counts are over input items (duplicates included); the rest over requests."""
@@ -212,8 +144,8 @@ class JudgeRun:
         return {
             "items": len(self.verdicts),
             "unique_items": self.unique_items,
-            "judged": sum(1 for v in self.verdicts if v.judged),
-            "unjudged": sum(reasons.values()),
+            JUDGED: sum(1 for v in self.verdicts if v.judged),
+            UNJUDGED: sum(reasons.values()),
             "unjudged_by_reason": dict(sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0]))),
             "calls": self.calls,
             "rate_limited": self.rate_limited,
@@ -232,7 +164,7 @@ class JudgeRun:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "unique_items": self.unique_items,
-            "unjudged": self.unjudged,
+            UNJUDGED: self.unjudged,
             "not_persisted": self.not_persisted,
             "prelabelled": self.prelabelled,
         }

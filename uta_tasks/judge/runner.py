@@ -19,7 +19,9 @@ import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from . import prelabel, reasons
+from uta_tasks.schema import reasons
+
+from . import prelabel
 from .cache import cache_key
 from .client import CallOutcome, JudgeClient
 from .concurrency import LimiterStats

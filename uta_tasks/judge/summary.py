@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from uta_tasks.schema.verdict import JUDGED, UNJUDGED
+
 from .errors import JudgeUnjudgedError
 
 if TYPE_CHECKING:
@@ -30,8 +32,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         Lines joined by newlines (no trailing newline).
     """
     totals = (
-        f"judge: {summary['items']} items ({summary['unique_items']} distinct): {summary['judged']} judged, "
-        f"{summary['unjudged']} unjudged; {summary['calls']} calls, {summary['cache_hits']} cache hits, "
+        f"judge: {summary['items']} items ({summary['unique_items']} distinct): {summary[JUDGED]} judged, "
+        f"{summary[UNJUDGED]} unjudged; {summary['calls']} calls, {summary['cache_hits']} cache hits, "
         f"{summary['input_tokens']} input + {summary['output_tokens']} output tokens"
     )
     lines = [totals]
@@ -63,13 +65,13 @@ def enforce_unjudged_share(run: JudgeRun, settings: JudgeSettings) -> None:
     if not settings.enabled or total == 0:
         return
     summary = run.summary()
-    share = summary["unjudged"] / total
+    share = summary[UNJUDGED] / total
     if share <= settings.max_unjudged_share:
         return
     reasons = ", ".join(f"{reason} {count}" for reason, count in summary["unjudged_by_reason"].items())
     where = f"judge_cache={settings.cache!r}" if settings.cache else "no cache (judge_cache=none)"
     raise JudgeUnjudgedError(
-        f"judge: {summary['unjudged']} of {total} items ({share:.0%}) are unjudged ({reasons}), above "
+        f"judge: {summary[UNJUDGED]} of {total} items ({share:.0%}) are unjudged ({reasons}), above "
         f"judge_max_unjudged_share={settings.max_unjudged_share:g}. The verdicts obtained are saved in {where}; "
         "fix the cause (see the reasons in the log) and rerun, which pays only for the missing items, "
         "or raise judge_max_unjudged_share."

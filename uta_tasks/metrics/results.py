@@ -14,21 +14,22 @@ from typing import Any
 import numpy as np
 
 from uta_tasks.datasets.base import is_correct
-from uta_tasks.judge.labels import LABELS
 from uta_tasks.metrics import pass_at_k
 from uta_tasks.metrics.table import PASS_AT_PREFIX, MetricSpec
-from uta_tasks.probe.records import ProbeRecord
+from uta_tasks.schema.labels import LABELS
+from uta_tasks.schema.probe import ProbeRecord
+from uta_tasks.schema.verdict import Verdict
 
 NAN = float("nan")
 USAGE_KEYS = ("calls", "cache_hits", "input_tokens", "output_tokens")
-Verdicts = list[dict[str, Any] | None]
+Verdicts = list[Verdict | None]
 
 
-def _judged(verdicts: Verdicts) -> list[dict[str, Any]]:
-    return [v for v in verdicts if v is not None and v.get("status") == "judged"]
+def _judged(verdicts: Verdicts) -> list[Verdict]:
+    return [v for v in verdicts if v is not None and v.judged]
 
 
-def _rate(verdicts: Verdicts, test: Callable[[dict], bool]) -> float:
+def _rate(verdicts: Verdicts, test: Callable[[Verdict], bool]) -> float:
     judged = _judged(verdicts)
     if not judged:
         return NAN
@@ -36,19 +37,19 @@ def _rate(verdicts: Verdicts, test: Callable[[dict], bool]) -> float:
 
 
 def _genuine(verdicts: Verdicts) -> float:
-    return _rate(verdicts, lambda v: bool(v.get("genuine")))
+    return _rate(verdicts, lambda v: bool(v.genuine))
 
 
-def _has_label(label: str) -> Callable[[dict], bool]:
-    return lambda verdict: verdict.get("label") == label
+def _has_label(label: str) -> Callable[[Verdict], bool]:
+    return lambda verdict: verdict.label == label
 
 
 def _unjudged(verdicts: Verdicts) -> int:
-    return sum(1 for v in verdicts if v is not None and v.get("status") != "judged")
+    return sum(1 for v in verdicts if v is not None and not v.judged)
 
 
 def _prelabelled(verdicts: Verdicts) -> int:
-    return sum(1 for v in verdicts if v is not None and v.get("prelabel_rule"))
+    return sum(1 for v in verdicts if v is not None and v.prelabel_rule)
 
 
 def _sampled(record: ProbeRecord) -> bool:
@@ -78,8 +79,8 @@ def _sample_groups(records: list[ProbeRecord]) -> list[list[bool]]:
     """The genuine decisions pass@k draws from: per answer its user samples
     (``user_samples > 1``), else one group of the repeats' user turns."""
     if any(r.verdict_samples for r in records):
-        return [[bool(v.get("genuine")) for v in _judged(r.verdict_samples)] for r in records]
-    return [[bool(v.get("genuine")) for v in _judged([r.verdict for r in records])]]
+        return [[bool(v.genuine) for v in _judged(r.verdict_samples)] for r in records]
+    return [[bool(v.genuine) for v in _judged([r.verdict for r in records])]]
 
 
 def sampling_metrics(records: list[ProbeRecord], ks: list[int]) -> dict[str, float]:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
-from uta_tasks.judge.labels import LABELS
 from uta_tasks.metrics.aggregate import SkippingDropped, total
+from uta_tasks.schema.labels import LABELS
 
 
 @dataclass(frozen=True)

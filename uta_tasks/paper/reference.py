@@ -23,11 +23,11 @@ from typing import Literal
 
 from uta_tasks.paper.cells import Cell, PaperReference, load_reference
 from uta_tasks.paper.models import paper_model, series_family
-from uta_tasks.runs import names
 from uta_tasks.runs.collect import ReportData, TaskRow
 from uta_tasks.runs.pooled import pool
 from uta_tasks.runs.provenance import task_provenance
 from uta_tasks.runs.run import TaskRun
+from uta_tasks.schema import output
 
 Verdict = Literal["inside", "outside", "not comparable"]
 INSIDE: Verdict = "inside"
@@ -37,7 +37,7 @@ NOT_COMPARABLE: Verdict = "not comparable"
 PASS2_CONTEXT = "pass2_context"
 # Records written before pass2_context existed re-rendered [q, a'] through the template.
 PASS2_CONTEXT_BEFORE = "template"
-_RUN_METRICS = {names.GENUINE, names.GENUINE_BASE, names.ACCURACY, names.CHANGED_SHARE}
+_RUN_METRICS = {output.GENUINE, output.GENUINE_BASE, output.ACCURACY, output.CHANGED_SHARE}
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,9 @@ class Check:
 
 
 def pass2_context(task: TaskRun) -> str:
-    """The task's ``pass2_context``: its metadata, else its records, else ``template``.
+    """The task's ``pass2_context``: its metadata, else its records (a record older than
+    version 3 did what :data:`~uta_tasks.schema.probe.LEGACY_DEFAULTS` says unless its role
+    switch names it), else ``template``.
 
     Args:
         task: a task of a run.
@@ -80,9 +82,8 @@ def pass2_context(task: TaskRun) -> str:
         return str(meta[PASS2_CONTEXT])
     for doc in task.docs or []:
         for record in doc.records:
-            found = record.get(PASS2_CONTEXT) or (record.get("role_switch") or {}).get(PASS2_CONTEXT)
-            if found:
-                return str(found)
+            legacy = (record.role_switch or {}).get(PASS2_CONTEXT) if record.record_version < 3 else None
+            return str(legacy or record.pass2_context)
     return PASS2_CONTEXT_BEFORE
 
 
@@ -95,13 +96,13 @@ def settings_differ(task: TaskRun, ref: PaperReference) -> list[str]:
     """
     prov = task_provenance(task)
     out = []
-    if not prov["judged"]:
+    if not prov[output.PROV_JUDGED]:
         out.append("not judged")
     judge = str(prov.get("judge_model"))
-    if prov["judged"] and judge != ref.judge_model and not judge.startswith(ref.judge_model + "-20"):
+    if prov[output.PROV_JUDGED] and judge != ref.judge_model and not judge.startswith(ref.judge_model + "-20"):
         out.append(f"judge model {judge}, the paper's {ref.judge_model}")
     prompt = str(prov.get("prompt_version"))
-    if prov["judged"] and prompt not in ref.judge_prompts:
+    if prov[output.PROV_JUDGED] and prompt not in ref.judge_prompts:
         out.append(f"judge prompt {prompt}, not one written to the paper's criteria ({', '.join(ref.judge_prompts)})")
     context = pass2_context(task)
     if context != ref.pass2_context:
@@ -140,11 +141,11 @@ def _differences(cells: list[Cell]) -> list[Cell]:
     by_key = {(c.source.split(" (")[0], c.model, c.benchmark, c.perturbation, c.temperature, c.metric): c
               for c in cells}
     for (source, model, bench, pert, t, metric), rate in by_key.items():
-        base = by_key.get((source, model, bench, pert, t, names.GENUINE_BASE))
-        if pert == names.PERTURBATION_NONE or metric != names.GENUINE or base is None:
+        base = by_key.get((source, model, bench, pert, t, output.GENUINE_BASE))
+        if pert == output.PERTURBATION_NONE or metric != output.GENUINE or base is None:
             continue
-        out.append(replace(rate, id=rate.id.rsplit("/", 1)[0] + "/" + names.GENUINE_DIFF, column=f"{rate.column} - base",
-                           metric=names.GENUINE_DIFF, value=round(rate.value - base.value, 1), origin="derived",
+        out.append(replace(rate, id=rate.id.rsplit("/", 1)[0] + "/" + output.GENUINE_DIFF, column=f"{rate.column} - base",
+                           metric=output.GENUINE_DIFF, value=round(rate.value - base.value, 1), origin="derived",
                            quote=None, notes=(f"{rate.value} - {base.value}: {rate.source} {rate.column} minus "
                                               f"{base.column}, not printed by the paper.", *base.notes)))
     return out
@@ -152,7 +153,7 @@ def _differences(cells: list[Cell]) -> list[Cell]:
 
 def _family_checks(data: ReportData, cells: list[Cell], tolerance: float, ref: PaperReference,
                    families: dict[str, str] | None) -> list[Check]:
-    rows = [r for r in data.rows if r.temperature == 0.0 and r.perturbation == names.PERTURBATION_NONE]
+    rows = [r for r in data.rows if r.temperature == 0.0 and r.perturbation == output.PERTURBATION_NONE]
     out = []
     for family in dict.fromkeys(series_family(r.model, r.model_id, families) for r in rows):
         fam_rows = [r for r in rows if series_family(r.model, r.model_id, families) == family]
@@ -195,7 +196,7 @@ def check_reference(data: ReportData, tolerance_pp: float = 0.0, families: dict[
             found.model, row.benchmark, row.perturbation, row.temperature) and row.metrics.get(c.metric)]
         settings = settings_differ(row.run.tasks[row.task], ref) if matched else []
         # Accuracy scores pass 1's answer: neither the judge nor pass 2 touches it.
-        out += [_row_check(cell, row, cell.metric, tolerance, [] if cell.metric == names.ACCURACY else settings)
+        out += [_row_check(cell, row, cell.metric, tolerance, [] if cell.metric == output.ACCURACY else settings)
                 for cell in matched]
     out += _family_checks(data, list(ref.cells), tolerance, ref, families)
     return out

@@ -26,7 +26,7 @@ from uta_tasks import lm_eval_compat as compat
 from uta_tasks.probe import budget, judging, reasoning, role_switch, scale_out, turns
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
-from uta_tasks.probe.records import REQUEST_TYPE, ProbeRecord, ProbeSpec
+from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec
 
 log = logging.getLogger(__name__)
 

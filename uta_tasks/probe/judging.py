@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from uta_tasks.probe import reasoning
-from uta_tasks.probe.records import ProbeRecord, ProbeSpec
+from uta_tasks.schema.probe import VERDICT, VERDICT_REF, VERDICT_REFERENCE, ProbeRecord, ProbeSpec
 
 log = logging.getLogger(__name__)
 # Slot name of the j-th extra user sample (user_samples > 1): "verdict_samples#j".
@@ -80,12 +81,12 @@ def items(record: ProbeRecord) -> list[tuple[str, JudgeItem]]:
     from uta_tasks.judge import JudgeItem
 
     shown = context(record, record.a_prime)
-    out = [("verdict", JudgeItem(shown, record.u))]
+    out = [(VERDICT, JudgeItem(shown, record.u))]
     out += [(f"{SAMPLE_SLOT}{j}", JudgeItem(shown, u)) for j, u in enumerate(record.u_samples[1:], start=1)]
     if record.perturbed:
-        out.append(("verdict_ref", JudgeItem(context(record, record.history), record.u_ref)))
+        out.append((VERDICT_REF, JudgeItem(context(record, record.history), record.u_ref)))
     if record.reference_user_turn is not None:
-        out.append(("verdict_reference", JudgeItem(context(record, record.history), record.reference_user_turn)))
+        out.append((VERDICT_REFERENCE, JudgeItem(context(record, record.history), record.reference_user_turn)))
     return out
 
 
@@ -118,9 +119,9 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
             records[i].verdict_samples = []
         for (i, slot), verdict, usage in zip(slots, run.verdicts, run.per_item_usage, strict=True):
             if slot.startswith(SAMPLE_SLOT):
-                records[i].verdict_samples.append(verdict.to_dict())
+                records[i].verdict_samples.append(replace(verdict))
             else:
-                setattr(records[i], slot, verdict.to_dict())
+                setattr(records[i], slot, replace(verdict))
             totals = records[i].judge_usage
             assert totals is not None
             totals["calls"] += usage.calls

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from uta_tasks.probe.budget import OVERLONG_CHOICES
 from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, TRUNCATE_SCOPES, question_pools
-from uta_tasks.probe.records import DEFAULT_USER_MAX_GEN_TOKS
 from uta_tasks.probe.role_switch import ROLE_SWITCHES
 from uta_tasks.probe.trace import PASS2_CONTEXTS
+from uta_tasks.schema.probe import DEFAULT_USER_MAX_GEN_TOKS
 
 
 class TaskSettingError(ValueError):

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from uta_tasks.probe import perturb, reasoning, trace
-from uta_tasks.probe.records import ProbeSpec
 from uta_tasks.probe.role_switch import RoleSwitch
+from uta_tasks.schema.probe import ProbeSpec
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Reading lm-eval output folders of uta tasks: results, samples, counts, intervals, summary.json.
 
-All names read from the files (metrics, record fields, config keys) live in :mod:`names`.
+The names read from the files (metrics, config keys) live in :mod:`uta_tasks.schema.output`; the
+records are decoded with :meth:`uta_tasks.schema.probe.ProbeRecord.from_json`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from uta_tasks.runs import names
+from uta_tasks.schema import output
 
 if TYPE_CHECKING:
     from uta_tasks.runs.run import TaskRun
@@ -32,19 +32,19 @@ def derived_value(task: TaskRun, metric: str) -> float | None:
         task: the task.
         metric: ``accuracy``, ``unjudged_share`` or ``changed_share`` (others: the reported value).
     """
-    if metric == names.ACCURACY:
+    if metric == output.ACCURACY:
         return task.value(task.primary) if task.primary else None
-    if metric == names.CHANGED_SHARE:
-        pct = task.value(names.PCT_CHANGED)
-        return None if pct is None else pct / names.PCT_CHANGED_SCALE
-    if metric == names.UNJUDGED_SHARE:
-        unjudged, verdicts = task.value(names.UNJUDGED), _verdicts(task)
+    if metric == output.CHANGED_SHARE:
+        pct = task.value(output.PCT_CHANGED)
+        return None if pct is None else pct / output.PCT_CHANGED_SCALE
+    if metric == output.UNJUDGED_SHARE:
+        unjudged, verdicts = task.value(output.UNJUDGED), _verdicts(task)
         return None if unjudged is None or not verdicts else unjudged / verdicts
     return task.value(metric)
 
 
 def _verdicts(task: TaskRun) -> int:
-    per_turn = 1 if task.perturbation == names.PERTURBATION_NONE else 2
+    per_turn = 1 if task.perturbation == output.PERTURBATION_NONE else 2
     return (task.n_docs or 0) * task.repeats * per_turn
 
 
@@ -60,18 +60,18 @@ def approx_count(task: TaskRun, metric: str) -> tuple[float, int] | None:
     value = derived_value(task, metric)
     if value is None or docs <= 0:
         return None
-    judged = turns - (task.value(names.UNJUDGED) or 0.0)
-    if metric == names.UNJUDGED_SHARE:
-        return _clip(task.value(names.UNJUDGED) or 0.0, _verdicts(task))
-    if metric in (names.ACCURACY, names.GENUINE_PASS_AT_K):
+    judged = turns - (task.value(output.UNJUDGED) or 0.0)
+    if metric == output.UNJUDGED_SHARE:
+        return _clip(task.value(output.UNJUDGED) or 0.0, _verdicts(task))
+    if metric in (output.ACCURACY, output.GENUINE_PASS_AT_K):
         return _clip(value * docs, docs)
-    if metric in (names.CHANGED_SHARE, names.GENUINE_REFERENCE):
+    if metric in (output.CHANGED_SHARE, output.GENUINE_REFERENCE):
         return _clip(value * turns, turns)
-    if metric in (names.GENUINE_CORRECT, names.GENUINE_WRONG):
-        accuracy = derived_value(task, names.ACCURACY)
+    if metric in (output.GENUINE_CORRECT, output.GENUINE_WRONG):
+        accuracy = derived_value(task, output.ACCURACY)
         if accuracy is None:
             return None
         correct_docs = round(accuracy * docs)
-        units = (correct_docs if metric == names.GENUINE_CORRECT else docs - correct_docs) * task.repeats
+        units = (correct_docs if metric == output.GENUINE_CORRECT else docs - correct_docs) * task.repeats
         return _clip(value * units, units)
     return _clip(value * judged, judged)

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from uta_tasks.runs import EstimateSettings, Run, find_runs, load_run, load_summary, names
+from uta_tasks.datasets import BENCHMARKS
+from uta_tasks.runs import EstimateSettings, Run, find_runs, load_run, load_summary
+from uta_tasks.schema import output
 
 if TYPE_CHECKING:
     from uta_tasks.runs.calibration import CalibrationSet
@@ -85,7 +87,7 @@ class ReportData:
     @property
     def benchmarks(self) -> list[str]:
         """Distinct benchmarks in the package's order."""
-        order = names.benchmark_order()
+        order = list(BENCHMARKS)
         found = {r.benchmark for r in self.rows}
         return sorted(found, key=lambda b: (order.index(b) if b in order else len(order), b))
 
@@ -123,9 +125,9 @@ def mode_name(model: str, task_prov: dict[str, Any]) -> str:
         model: display name.
         task_prov: the task's provenance.
     """
-    from uta_tasks.probe.records import ProbeSpec
+    from uta_tasks.schema.probe import ProbeSpec
 
-    modes = [f"{k}={task_prov[k]}" for k in names.RUN_MODES
+    modes = [f"{k}={task_prov[k]}" for k in output.RUN_MODES
              if task_prov.get(k) is not None and task_prov[k] != getattr(ProbeSpec, k)]
     return f"{model} [{', '.join(modes)}]" if modes else model
 
@@ -162,9 +164,9 @@ def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
                 if key in chosen:
                     log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
                 chosen[key] = TaskRow(key[0], temperature, task, row["benchmark"],
-                                      row.get("perturbation") or names.PERTURBATION_NONE, row["metrics"], run, model)
-    order = {p: i for i, p in enumerate(names.PERTURBATIONS)}
-    benches = names.benchmark_order()
+                                      row.get("perturbation") or output.PERTURBATION_NONE, row["metrics"], run, model)
+    order = {p: i for i, p in enumerate(output.PERTURBATIONS)}
+    benches = list(BENCHMARKS)
     data.rows = sorted(chosen.values(), key=lambda r: (
         r.model, r.temperature is None, r.temperature or 0.0,
         benches.index(r.benchmark) if r.benchmark in benches else len(benches), order.get(r.perturbation, 9), r.task))

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from uta_tasks.runs import names
 from uta_tasks.runs.estimates import SAMPLES, EstimateSettings
 from uta_tasks.runs.provenance import task_provenance
 from uta_tasks.runs.run import Run
+from uta_tasks.schema import output
 from uta_tasks.stats.correction import METHOD, corrected_rate
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def corrected_entry(run: Run, name: str, calibration: CalibrationSet,
     """
     settings = settings or EstimateSettings()
     tasks = [run.tasks[t] for t in run.members(name) if t in run.tasks and run.tasks[t].is_uta]
-    if not tasks or not any(names.GENUINE in t.values for t in tasks):
+    if not tasks or not any(output.GENUINE in t.values for t in tasks):
         return None
     if any(t.observations is None for t in tasks):
         return _entry(None, "needs the logged samples (--log_samples): the docs are the bootstrap's clusters")
@@ -54,7 +54,7 @@ def corrected_entry(run: Run, name: str, calibration: CalibrationSet,
     clusters: dict[tuple[str, int], list[float]] = defaultdict(list)
     for task in tasks:
         assert task.observations is not None
-        for key, value in task.observations.values.get(names.GENUINE, {}).items():
+        for key, value in task.observations.values.get(output.GENUINE, {}).items():
             clusters[(key[0], key[1])].append(value)
     if not clusters:
         return _entry(None, "no judged user turn")

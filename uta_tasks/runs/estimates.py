@@ -18,32 +18,33 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from uta_tasks.runs import names
 from uta_tasks.runs.approx import approx_count, derived_value
 from uta_tasks.runs.observations import Observations
 from uta_tasks.runs.run import Run, TaskRun
+from uta_tasks.schema import output
+from uta_tasks.schema.labels import LABELS
 from uta_tasks.stats import Interval, newcombe, paired_bootstrap, wilson, z_value
 
 SAMPLES = "samples"
 APPROXIMATE = "results (approximate)"
 
 _BASE_COUNT_METRICS = (
-    names.ACCURACY,
-    names.GENUINE,
-    names.GENUINE_BASE,
-    names.GENUINE_REFERENCE,
-    names.GENUINE_PASS_AT_K,
-    names.GENUINE_CORRECT,
-    names.GENUINE_WRONG,
-    names.UNJUDGED_SHARE,
-    names.CHANGED_SHARE,
+    output.ACCURACY,
+    output.GENUINE,
+    output.GENUINE_BASE,
+    output.GENUINE_REFERENCE,
+    output.GENUINE_PASS_AT_K,
+    output.GENUINE_CORRECT,
+    output.GENUINE_WRONG,
+    output.UNJUDGED_SHARE,
+    output.CHANGED_SHARE,
 )
-_SUMMED = (names.UNJUDGED, names.TRUNC_EMPTIED, *names.JUDGE_USAGE_METRICS)
+_SUMMED = (output.UNJUDGED, output.TRUNC_EMPTIED, *output.JUDGE_USAGE_METRICS)
 
 
 def count_metrics() -> tuple[str, ...]:
     """Metrics that are shares of units and get Wilson intervals."""
-    return (*_BASE_COUNT_METRICS, *(names.label_metric(x) for x in names.labels()))
+    return (*_BASE_COUNT_METRICS, *(output.label_metric(x) for x in LABELS))
 
 
 @dataclass(frozen=True)
@@ -158,28 +159,28 @@ def _finite(x: float | None) -> float | None:
 
 
 def _diff(tasks: list[TaskRun], settings: EstimateSettings, lm_eval: float | None) -> Estimate | None:
-    perturbed = [t for t in tasks if t.perturbation != names.PERTURBATION_NONE]
+    perturbed = [t for t in tasks if t.perturbation != output.PERTURBATION_NONE]
     if not perturbed:
         return None
     if all(t.observations is not None for t in perturbed):
         pooled = Observations.pooled(t.observations for t in perturbed if t.observations)
-        cand, base = pooled.values.get(names.GENUINE, {}), pooled.values.get(names.GENUINE_BASE, {})
+        cand, base = pooled.values.get(output.GENUINE, {}), pooled.values.get(output.GENUINE_BASE, {})
         if not set(cand) & set(base):
-            return Estimate(names.GENUINE_DIFF, None, counts=SAMPLES, lm_eval=lm_eval)
+            return Estimate(output.GENUINE_DIFF, None, counts=SAMPLES, lm_eval=lm_eval)
         pd = paired_bootstrap(cand, base, iterations=settings.iterations, seed=settings.seed,
                               confidence=settings.confidence)
-        return Estimate(names.GENUINE_DIFF, pd.estimate, pd.interval, None, pd.units, SAMPLES, lm_eval)
-    c = _pooled_count(perturbed, names.GENUINE)
-    b = _pooled_count(perturbed, names.GENUINE_BASE)
+        return Estimate(output.GENUINE_DIFF, pd.estimate, pd.interval, None, pd.units, SAMPLES, lm_eval)
+    c = _pooled_count(perturbed, output.GENUINE)
+    b = _pooled_count(perturbed, output.GENUINE_BASE)
     if c is None or b is None:
-        return Estimate(names.GENUINE_DIFF, lm_eval, lm_eval=lm_eval)
+        return Estimate(output.GENUINE_DIFF, lm_eval, lm_eval=lm_eval)
     interval = newcombe(c[0], c[1], b[0], b[1], settings.confidence)
-    return Estimate(names.GENUINE_DIFF, c[0] / c[1] - b[0] / b[1], interval, None, c[1], c[2], lm_eval)
+    return Estimate(output.GENUINE_DIFF, c[0] / c[1] - b[0] / b[1], interval, None, c[1], c[2], lm_eval)
 
 
 def _reports(task: TaskRun, metric: str) -> bool:
-    source = {names.ACCURACY: task.primary, names.CHANGED_SHARE: names.PCT_CHANGED,
-              names.UNJUDGED_SHARE: names.UNJUDGED}.get(metric, metric)
+    source = {output.ACCURACY: task.primary, output.CHANGED_SHARE: output.PCT_CHANGED,
+              output.UNJUDGED_SHARE: output.UNJUDGED}.get(metric, metric)
     return source is not None and source in task.values
 
 
@@ -213,7 +214,7 @@ def estimate(run: Run, name: str, metric: str, settings: EstimateSettings | None
     tasks = [run.tasks[t] for t in run.members(name) if t in run.tasks]
     task = None if is_group else run.tasks[name]
     lm_eval = _finite(derived_value(task, metric)) if task else None
-    if metric == names.GENUINE_DIFF:
+    if metric == output.GENUINE_DIFF:
         return _diff(tasks, settings, lm_eval)
     if metric in count_metrics():
         found = _pooled_count(tasks, metric)
@@ -240,6 +241,6 @@ def metrics_of(run: Run, name: str) -> list[str]:
     reported: dict[str, None] = {}
     for task in tasks:
         reported.update(dict.fromkeys(task.values))
-    ordered = [m for m in (*count_metrics(), names.GENUINE_DIFF) if m not in reported]
+    ordered = [m for m in (*count_metrics(), output.GENUINE_DIFF) if m not in reported]
     candidates = [*reported, *ordered]
     return [m for m in candidates if estimate(run, name, m, EstimateSettings(iterations=100)) is not None]

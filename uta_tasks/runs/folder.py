@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from uta_tasks.runs import names
+from uta_tasks.schema import output
 
 log = logging.getLogger(__name__)
 
@@ -34,20 +34,20 @@ class RunFiles:
     @property
     def date_id(self) -> str:
         """The ``<date>`` part of the file names."""
-        return self.results.stem[len(names.RESULTS_PREFIX):]
+        return self.results.stem[len(output.RESULTS_PREFIX):]
 
     @property
     def summary(self) -> Path:
         """Where the strict-JSON summary of this run goes (beside the results)."""
-        return self.results.with_name(names.SUMMARY_FILE)
+        return self.results.with_name(output.SUMMARY_FILE)
 
 
 def _samples_of(results: Path) -> dict[str, Path]:
-    date_id = results.stem[len(names.RESULTS_PREFIX):]
+    date_id = results.stem[len(output.RESULTS_PREFIX):]
     suffix = f"_{date_id}.jsonl"
     found: dict[str, Path] = {}
-    for path in sorted(results.parent.glob(f"{names.SAMPLES_PREFIX}*{suffix}")):
-        task = path.name[len(names.SAMPLES_PREFIX): -len(suffix)]
+    for path in sorted(results.parent.glob(f"{output.SAMPLES_PREFIX}*{suffix}")):
+        task = path.name[len(output.SAMPLES_PREFIX): -len(suffix)]
         if task:
             found[task] = path
     return found
@@ -61,16 +61,16 @@ def find_runs(path: str | Path) -> list[RunFiles]:
     """
     root = Path(path)
     if root.is_file():
-        if not (root.name.startswith(names.RESULTS_PREFIX) and root.suffix == ".json"):
+        if not (root.name.startswith(output.RESULTS_PREFIX) and root.suffix == ".json"):
             raise RunNotFoundError(f"{root} is not an lm-eval results_<date>.json file")
         files = [root]
     elif root.is_dir():
-        files = sorted(root.rglob(names.RESULTS_GLOB), key=lambda p: (p.stem, str(p)))
+        files = sorted(root.rglob(output.RESULTS_GLOB), key=lambda p: (p.stem, str(p)))
     else:
         raise RunNotFoundError(f"{root} does not exist: pass the folder given to lm-eval's --output_path")
     if not files:
         raise RunNotFoundError(
-            f"{root} holds no {names.RESULTS_GLOB}: pass the folder given to lm-eval's --output_path"
+            f"{root} holds no {output.RESULTS_GLOB}: pass the folder given to lm-eval's --output_path"
         )
     return [RunFiles(results=f, samples=_samples_of(f)) for f in files]
 

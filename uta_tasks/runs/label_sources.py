@@ -24,8 +24,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from uta_tasks.judge import LABELS
 from uta_tasks.runs.sample_items import sample_items
+from uta_tasks.schema.labels import LABELS
+from uta_tasks.schema.verdict import Verdict
 
 Answer = tuple[str, bool]
 
@@ -101,11 +102,11 @@ def _from_samples(name: str | None, path: Path) -> LabelSource:
     raters: set[tuple[str, str]] = set()
     for entry in sample_items([path]):
         verdict = entry.verdict
-        if not verdict or verdict.get("status") != "judged":
+        if verdict is None or not verdict.judged:
             source.skipped += 1
             continue
-        raters.add((str(verdict.get("judge_model")), str(verdict.get("prompt_version"))))
-        answer = _answer(verdict.get("label"), verdict.get("genuine"), f"{entry.source.path} doc {entry.doc_id}")
+        raters.add((str(verdict.judge_model), str(verdict.prompt_version)))
+        answer = _answer(verdict.label, verdict.genuine, f"{entry.source.path} doc {entry.doc_id}")
         source.add(entry.item_id, answer, f"{entry.source.path} doc {entry.doc_id}")
         source.files.setdefault(f"{entry.model}/{entry.task}", []).append(entry.item_id)
     if len(raters) > 1:
@@ -137,10 +138,11 @@ def _from_jsonl(name: str | None, path: Path) -> list[LabelSource]:
             if rater not in per_rater:
                 display = base if rater is None else f"{base}:{rater}"
                 per_rater[rater] = LabelSource(name=display, path=str(path), rater=rater or base)
-            if row.get("status", "judged") != "judged" or row.get("label") is None or row.get("genuine") is None:
+            verdict = Verdict.from_label_row(row)
+            if verdict is None or not verdict.judged or verdict.label is None or verdict.genuine is None:
                 skipped[rater] += 1
                 continue
-            per_rater[rater].add(row["item_id"], _answer(row["label"], row["genuine"], where), where)
+            per_rater[rater].add(row["item_id"], _answer(verdict.label, verdict.genuine, where), where)
     if not per_rater:
         raise ValueError(f"{path} holds no label: expected JSON lines with item_id, label and genuine")
     for rater, source in per_rater.items():

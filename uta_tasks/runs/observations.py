@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
-from uta_tasks.runs import names
 from uta_tasks.runs.samples import DocSample
+from uta_tasks.schema import output
+from uta_tasks.schema.labels import LABELS
+from uta_tasks.schema.verdict import Verdict
 
 Key = tuple[str, int, int, int]
 
@@ -66,13 +67,9 @@ class Observations:
         return out
 
 
-def _judged(verdict: Any) -> bool:
-    return isinstance(verdict, dict) and verdict.get(names.V_STATUS) == names.V_JUDGED
-
-
-def _add_verdict(obs: Observations, metric: str, verdict: Any, key: Key) -> None:
-    if _judged(verdict):
-        obs.add(metric, key, 1.0 if verdict.get(names.V_GENUINE) else 0.0)
+def _add_verdict(obs: Observations, metric: str, verdict: Verdict | None, key: Key) -> None:
+    if verdict is not None and verdict.judged:
+        obs.add(metric, key, 1.0 if verdict.genuine else 0.0)
 
 
 def _doc_correct(doc: DocSample, primary: str | None) -> bool | None:
@@ -91,31 +88,30 @@ def from_samples(task: str, docs: list[DocSample], primary: str | None) -> Obser
         primary: the benchmark's primary accuracy metric (None when held-out).
     """
     obs = Observations()
-    labels = names.labels()
+
     for doc in docs:
         correct = _doc_correct(doc, primary)
         if correct is not None:
-            obs.add(names.ACCURACY, (task, doc.doc_id, 0, 0), float(doc.metrics[primary]))  # type: ignore[index]
+            obs.add(output.ACCURACY, (task, doc.doc_id, 0, 0), float(doc.metrics[primary]))  # type: ignore[index]
         any_judged, any_genuine = False, False
         for repeat, record in enumerate(doc.records):
             key: Key = (task, doc.doc_id, repeat, 0)
-            verdict = record.get(names.REC_VERDICT)
-            _add_verdict(obs, names.GENUINE, verdict, key)
-            if verdict is not None and _judged(verdict):
+            verdict = record.verdict
+            _add_verdict(obs, output.GENUINE, verdict, key)
+            if verdict is not None and verdict.judged:
                 any_judged = True
-                any_genuine = any_genuine or bool(verdict.get(names.V_GENUINE))
-                for label in labels:
-                    obs.add(names.label_metric(label), key, float(verdict.get(names.V_LABEL) == label))
+                any_genuine = any_genuine or bool(verdict.genuine)
+                for label in LABELS:
+                    obs.add(output.label_metric(label), key, float(verdict.label == label))
                 if correct is not None:
-                    _add_verdict(obs, names.GENUINE_CORRECT if correct else names.GENUINE_WRONG, verdict, key)
-            _add_verdict(obs, names.GENUINE_BASE, record.get(names.REC_VERDICT_REF), key)
-            _add_verdict(obs, names.GENUINE_REFERENCE, record.get(names.REC_VERDICT_REFERENCE), key)
-            for slot, field_name in enumerate((names.REC_VERDICT, names.REC_VERDICT_REF)):
-                v = record.get(field_name)
-                if isinstance(v, dict):
-                    obs.add(names.UNJUDGED_SHARE, (task, doc.doc_id, repeat, slot), 0.0 if _judged(v) else 1.0)
-            if record.get(names.REC_PERTURBATION, names.PERTURBATION_NONE) != names.PERTURBATION_NONE:
-                obs.add(names.CHANGED_SHARE, key, float(record.get(names.REC_U) != record.get(names.REC_U_REF)))
+                    _add_verdict(obs, output.GENUINE_CORRECT if correct else output.GENUINE_WRONG, verdict, key)
+            _add_verdict(obs, output.GENUINE_BASE, record.verdict_ref, key)
+            _add_verdict(obs, output.GENUINE_REFERENCE, record.verdict_reference, key)
+            for slot, v in enumerate((record.verdict, record.verdict_ref)):
+                if v is not None:
+                    obs.add(output.UNJUDGED_SHARE, (task, doc.doc_id, repeat, slot), 0.0 if v.judged else 1.0)
+            if record.perturbed:
+                obs.add(output.CHANGED_SHARE, key, float(record.u != record.u_ref))
         if any_judged:
-            obs.add(names.GENUINE_PASS_AT_K, (task, doc.doc_id, 0, 0), float(any_genuine))
+            obs.add(output.GENUINE_PASS_AT_K, (task, doc.doc_id, 0, 0), float(any_genuine))
     return obs

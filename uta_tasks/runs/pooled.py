@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from uta_tasks.runs import names
 from uta_tasks.runs.collect import ReportData, TaskRow
+from uta_tasks.schema import output
+from uta_tasks.schema.labels import LABELS
 from uta_tasks.stats import Interval, wilson
 
 
@@ -54,5 +55,5 @@ def label_shares(data: ReportData, model: str, temperature: float | None) -> dic
         temperature: temperature.
     """
     rows = [r for r in data.rows if (r.model, r.temperature) == (model, temperature)
-            and r.perturbation == names.PERTURBATION_NONE]
-    return {label: pool(rows, names.label_metric(label), data.settings.confidence) for label in names.labels()}
+            and r.perturbation == output.PERTURBATION_NONE]
+    return {label: pool(rows, output.label_metric(label), data.settings.confidence) for label in LABELS}

@@ -10,13 +10,15 @@ marked ``source: default``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import uta_tasks
-from uta_tasks.runs import names
+from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.runs.run import Run, TaskRun
-
-_VERDICT_FIELDS = (names.REC_VERDICT, names.REC_VERDICT_REF, names.REC_VERDICT_REFERENCE)
+from uta_tasks.schema import output
+from uta_tasks.schema.probe import ProbeSpec
+from uta_tasks.schema.verdict import Verdict
 
 
 def _number(value: Any) -> float | None:
@@ -34,14 +36,13 @@ def _one(values: set[Any]) -> Any:
     return next(iter(clean)) if len(clean) == 1 else sorted(clean, key=str)
 
 
-def _from_verdicts(task: TaskRun, field: str) -> Any:
+def _from_verdicts(task: TaskRun, read: Callable[[Verdict], Any]) -> Any:
     found: set[Any] = set()
     for doc in task.docs or []:
         for record in doc.records:
-            for name in _VERDICT_FIELDS:
-                verdict = record.get(name)
-                if isinstance(verdict, dict) and verdict.get(field) is not None:
-                    found.add(verdict[field])
+            for verdict in record.verdicts().values():
+                if verdict is not None and read(verdict):
+                    found.add(read(verdict))
     return _one(found)
 
 
@@ -49,21 +50,19 @@ def _temperature(task: TaskRun) -> Any:
     found: set[Any] = set()
     for doc in task.docs or []:
         for record in doc.records:
-            gen = (record.get(names.REC_GENERATION) or {}).get(names.REC_GENERATION_ASSISTANT) or {}
-            found.add(_number(gen.get(names.GEN_TEMPERATURE, 0.0)))
+            gen = (record.generation or {}).get(output.GEN_ASSISTANT) or {}
+            found.add(_number(gen.get(output.GEN_TEMPERATURE, 0.0)))
     if found:
         return _one(found)
     gen_kwargs = task.config.get("generation_kwargs") or {}
-    return _number(gen_kwargs.get(names.GEN_TEMPERATURE, 0.0))
+    return _number(gen_kwargs.get(output.GEN_TEMPERATURE, 0.0))
 
 
 def _mode(task: TaskRun, key: str) -> Any:
     """``pass2_context`` or ``truncate_scope``: from the records (a record older than version 3
-    did what :data:`~uta_tasks.probe.records.LEGACY_DEFAULTS` says), else the task's metadata,
-    else the package default."""
-    from uta_tasks.probe.records import LEGACY_DEFAULTS, ProbeSpec
-
-    found = {record.get(key, LEGACY_DEFAULTS[key]) for doc in task.docs or [] for record in doc.records}
+    did what :data:`~uta_tasks.schema.probe.LEGACY_DEFAULTS` says: ``ProbeRecord.from_json``
+    fills it in), else the task's metadata, else the package default."""
+    found = {getattr(record, key) for doc in task.docs or [] for record in doc.records}
     if found:
         return _one(found)
     meta = task.config.get("metadata") or {}
@@ -77,23 +76,24 @@ def task_provenance(task: TaskRun) -> dict[str, Any]:
         task: a task of a run.
     """
     meta = task.config.get("metadata") or {}
-    defaults = names.judge_defaults()
-    judged = str(meta.get(names.META_JUDGE, "")).lower() != names.JUDGE_OFF
-    out: dict[str, Any] = {"temperature": _temperature(task), "judged": judged}
-    for key in names.RUN_MODES:
+    defaults = JudgeSettings()
+    judged = str(meta.get(output.META_JUDGE, "")).lower() != output.JUDGE_OFF
+    out: dict[str, Any] = {"temperature": _temperature(task), output.PROV_JUDGED: judged}
+    for key in output.RUN_MODES:
         out[key] = _mode(task, key)
-    for key, meta_key, field in (
-        ("judge_model", names.META_JUDGE_MODEL, names.V_JUDGE_MODEL),
-        ("prompt_version", names.META_JUDGE_PROMPT, names.V_PROMPT_VERSION),
-    ):
-        logged = _from_verdicts(task, field)
+    fields: tuple[tuple[str, str, Callable[[Verdict], Any], Any], ...] = (
+        ("judge_model", output.META_JUDGE_MODEL, lambda v: v.judge_model, defaults.model),
+        ("prompt_version", output.META_JUDGE_PROMPT, lambda v: v.prompt_version, defaults.prompt),
+    )
+    for key, meta_key, read, default in fields:
+        logged = _from_verdicts(task, read)
         if logged is not None:
             out[key], out[f"{key}_source"] = logged, "samples"
         elif meta.get(meta_key) is not None:
             out[key], out[f"{key}_source"] = meta[meta_key], "metadata"
         else:
-            out[key], out[f"{key}_source"] = (defaults[key] if judged else None), "default"
-    raw = meta.get(names.META_JUDGE_TEMPERATURE, defaults["judge_temperature"])
+            out[key], out[f"{key}_source"] = (default if judged else None), "default"
+    raw = meta.get(output.META_JUDGE_TEMPERATURE, defaults.temperature)
     out["judge_temperature"] = _number(raw) if _number(raw) is not None else raw
     out["task_version"] = meta.get("version")
     return out
@@ -121,10 +121,10 @@ def verdicts_source(results: dict[str, Any]) -> dict[str, Any]:
     Args:
         results: the results JSON.
     """
-    block = results.get(names.REJUDGE_KEY)
+    block = results.get(output.REJUDGE_KEY)
     if not isinstance(block, dict):
-        return {"source": names.VERDICTS_LIVE}
-    return {"source": names.VERDICTS_REJUDGE, "judge": block.get("judge"), "date": block.get("date"),
+        return {"source": output.VERDICTS_LIVE}
+    return {"source": output.VERDICTS_REJUDGE, "judge": block.get("judge"), "date": block.get("date"),
             "source_results": block.get("source_results")}
 
 
@@ -155,7 +155,7 @@ def run_provenance(run: Run) -> dict[str, Any]:
         "prompt_version": _one({_hashable(p["prompt_version"]) for p in tasks.values()}),
         "judge_temperature": _one({_hashable(p["judge_temperature"]) for p in tasks.values()}),
         "temperature": _one({_hashable(p["temperature"]) for p in tasks.values()}),
-        **{key: _one({_hashable(p[key]) for p in tasks.values()}) for key in names.RUN_MODES},
+        **{key: _one({_hashable(p[key]) for p in tasks.values()}) for key in output.RUN_MODES},
         "tasks": tasks,
     }
 

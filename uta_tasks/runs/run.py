@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.runs import names
+from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.runs.folder import RunFiles, single_run
 from uta_tasks.runs.jsonio import read_json
 from uta_tasks.runs.observations import Observations, from_samples
 from uta_tasks.runs.samples import DocSample, read_samples
+from uta_tasks.schema import output
 
 
 @dataclass
@@ -45,7 +46,8 @@ class TaskRun:
     @property
     def primary(self) -> str | None:
         """The benchmark's primary accuracy metric."""
-        return names.primary_metric(self.benchmark) if self.benchmark else None
+        bench = BENCHMARKS.get(self.benchmark) if self.benchmark else None
+        return None if bench is None else bench.primary
 
     @property
     def is_uta(self) -> bool:
@@ -96,7 +98,7 @@ class Run:
 def _split_metrics(row: dict[str, Any]) -> tuple[dict[str, float], dict[str, float]]:
     values: dict[str, float] = {}
     stderrs: dict[str, float] = {}
-    suffix = f",{names.FILTER}"
+    suffix = f",{output.FILTER}"
     for key, raw in row.items():
         if not key.endswith(suffix):
             continue
@@ -127,11 +129,11 @@ def _task(name: str, results: dict[str, Any], files: RunFiles) -> TaskRun:
     meta = config.get("metadata") or {}
     values, stderrs = _split_metrics((results.get("results") or {}).get(name) or {})
     n_samples = (results.get("n-samples") or {}).get(name) or {}
-    benchmark = meta.get(names.META_BENCHMARK)
+    benchmark = meta.get(output.META_BENCHMARK)
     task = TaskRun(
         name=name,
         benchmark=str(benchmark) if benchmark else None,
-        perturbation=str(meta.get(names.META_PERTURBATION, names.PERTURBATION_NONE)),
+        perturbation=str(meta.get(output.META_PERTURBATION, output.PERTURBATION_NONE)),
         repeats=int(config.get("repeats") or 1),
         n_docs=int(n_samples["effective"]) if "effective" in n_samples else None,
         values=values,

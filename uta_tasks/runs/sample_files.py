@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.schema.probe import ProbeRecord
+
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 _MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 
@@ -70,15 +72,15 @@ def find_samples(paths: Sequence[str | Path], task_prefix: str = "uta_") -> list
     return [found[key] for key in sorted(found)]
 
 
-def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, dict[str, Any]]]:
+def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, ProbeRecord]]:
     """The probe records of a samples file.
 
     Args:
         samples: The file.
 
     Yields:
-        ``(doc_id, repeat, record)``; the record is ``json.loads`` of each element of the
-        sample's ``filtered_resps[0]``.
+        ``(doc_id, repeat, record)``; the record is :meth:`ProbeRecord.from_json` of each
+        element of the sample's ``filtered_resps[0]``.
 
     Raises:
         ValueError: A line is not a logged uta sample; the message names file and line.
@@ -90,7 +92,7 @@ def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, dict[str, Any
             try:
                 sample = json.loads(line)
                 responses = sample["filtered_resps"][0]
-                records = [json.loads(text) for text in responses]
+                records = [ProbeRecord.from_json(text) for text in responses]
             except (ValueError, KeyError, IndexError, TypeError) as exc:
                 raise ValueError(
                     f"{samples.path}:{number} is not a logged uta sample ({exc}): expected filtered_resps[0] "

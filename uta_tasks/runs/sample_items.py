@@ -1,7 +1,7 @@
 """The judge items of saved probe records, built exactly as the live judge built them.
 
 :func:`record_items` reuses :func:`uta_tasks.probe.judging.items` on the decoded
-:class:`~uta_tasks.probe.records.ProbeRecord` (a version-1 record gets its ``history``
+:class:`~uta_tasks.schema.probe.ProbeRecord` (a version-1 record gets its ``history``
 rebuilt by ``ProbeRecord.from_json``).
 """
 
@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from uta_tasks.judge import JudgeItem
 from uta_tasks.probe import judging
-from uta_tasks.probe.records import ProbeRecord
+from uta_tasks.schema.probe import VERDICT_SLOTS, ProbeRecord
+from uta_tasks.schema.verdict import Verdict
 
 from .sample_files import SamplesFile, find_samples, read_records
 
-ITEM_KINDS: tuple[str, ...] = ("verdict", "verdict_ref", "verdict_reference")
+ITEM_KINDS: tuple[str, ...] = VERDICT_SLOTS
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class SampleItem:
         benchmark: Benchmark of the task.
         perturbation: Perturbation of the task.
         model: Model under test.
-        verdict: The stored verdict dict, or None (``--predict_only``, ``judge: none``).
+        verdict: The stored verdict, or None (``--predict_only``, ``judge: none``).
         source: The samples file.
         doc_id: lm-eval doc id.
         repeat: Index among the doc's repeats.
@@ -47,19 +47,19 @@ class SampleItem:
     benchmark: str
     perturbation: str
     model: str
-    verdict: dict[str, Any] | None
+    verdict: Verdict | None
     source: SamplesFile
     doc_id: int
     repeat: int
 
 
-def record_items(record: dict[str, Any]) -> list[tuple[str, JudgeItem]]:
+def record_items(record: ProbeRecord) -> list[tuple[str, JudgeItem]]:
     """``(kind, item)`` pairs of one saved record, as :func:`uta_tasks.probe.judging.judge_records` built them.
 
     Args:
         record: A probe record read from a samples file.
     """
-    return judging.items(ProbeRecord.from_json(record))
+    return judging.items(record)
 
 
 def sample_items(paths: Sequence[str | Path], kinds: Sequence[str] = ITEM_KINDS) -> list[SampleItem]:
@@ -93,11 +93,11 @@ def sample_items(paths: Sequence[str | Path], kinds: Sequence[str] = ITEM_KINDS)
                         item_id=item.fingerprint(),
                         item=item,
                         kind=kind,
-                        task=record.get("task", samples.task),
-                        benchmark=record.get("benchmark", ""),
-                        perturbation=record.get("perturbation", ""),
+                        task=record.task,
+                        benchmark=record.benchmark,
+                        perturbation=record.perturbation,
                         model=samples.model,
-                        verdict=record.get(kind),
+                        verdict=record.verdicts()[kind],
                         source=samples,
                         doc_id=doc_id,
                         repeat=repeat,

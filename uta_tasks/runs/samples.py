@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.runs import names
+from uta_tasks.schema import output
+from uta_tasks.schema.probe import ProbeRecord
 
 
 @dataclass(frozen=True)
@@ -21,28 +22,31 @@ class DocSample:
     """
 
     doc_id: int
-    records: list[dict[str, Any]]
+    records: list[ProbeRecord]
     metrics: dict[str, Any]
 
 
-def decode_records(sample: dict[str, Any], where: str = "sample") -> list[dict[str, Any]]:
-    """The probe records of a logged sample, one per repeat.
+def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeRecord]:
+    """The probe records of a logged sample, one per repeat, decoded with
+    :meth:`ProbeRecord.from_json <uta_tasks.schema.probe.ProbeRecord.from_json>`.
 
     Args:
         sample: one line of ``samples_<task>_<date>.jsonl``.
         where: names the sample in error messages.
     """
     try:
-        repeats = sample[names.SAMPLE_RESPS][0]
+        repeats = sample[output.SAMPLE_RESPS][0]
     except (KeyError, IndexError, TypeError):
-        raise ValueError(f"{where}: no {names.SAMPLE_RESPS}[0]; is this a uta task's samples file?") from None
+        raise ValueError(f"{where}: no {output.SAMPLE_RESPS}[0]; is this a uta task's samples file?") from None
     out = []
     for item in repeats:
         record = json.loads(item) if isinstance(item, str) else item
-        if isinstance(record, dict):
-            out.append(record)
-            continue
-        raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")
+        try:
+            out.append(ProbeRecord.from_json(record))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: not a probe record of a uta task ({exc})") from None
     return out
 
 
@@ -63,6 +67,6 @@ def read_samples(path: Path) -> list[DocSample]:
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{where} is not valid JSON ({exc})") from None
             metrics = {k: sample[k] for k in sample.get("metrics", []) if k in sample}
-            docs.append(DocSample(int(sample[names.SAMPLE_DOC_ID]), decode_records(sample, where), metrics))
+            docs.append(DocSample(int(sample[output.SAMPLE_DOC_ID]), decode_records(sample, where), metrics))
     docs.sort(key=lambda d: d.doc_id)
     return docs

@@ -26,12 +26,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from uta_tasks.runs import names
 from uta_tasks.runs.estimates import EstimateSettings, estimate, metrics_of
 from uta_tasks.runs.folder import RunFiles
 from uta_tasks.runs.jsonio import read_json, strict, write_json
 from uta_tasks.runs.provenance import run_provenance
 from uta_tasks.runs.run import Run, load_run
+from uta_tasks.schema import output
 
 if TYPE_CHECKING:
     from uta_tasks.runs.calibration import CalibrationSet
@@ -88,7 +88,7 @@ def build_summary(run: Run, settings: EstimateSettings | None = None,
     extra = {} if calibration is None else {"calibration": _calibration_key(calibration)}
     return strict(
         {
-            "schema": names.SUMMARY_SCHEMA,
+            "schema": output.SUMMARY_SCHEMA,
             "results_file": run.files.results.name,
             "samples_files": {task: path.name for task, path in run.files.samples.items()},
             "settings": asdict(settings),
@@ -111,7 +111,7 @@ def _current(path: Path, files: RunFiles, settings: EstimateSettings,
         return None
     ok = (
         isinstance(data, dict)
-        and data.get("schema") == names.SUMMARY_SCHEMA
+        and data.get("schema") == output.SUMMARY_SCHEMA
         and data.get("results_file") == files.results.name
         and data.get("settings") == asdict(settings)
         and data.get("samples_files") == {t: p.name for t, p in files.samples.items()}

@@ -28,10 +28,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from uta_tasks.runs.sample_items import SampleItem
+from uta_tasks.schema.probe import VERDICT, VERDICT_REF
+from uta_tasks.schema.verdict import UNJUDGED, Verdict
 
 ALLOCATIONS = ("proportional", "equal", "hard")
-ANNOTATED_KINDS = ("verdict", "verdict_ref")
-UNJUDGED = "unjudged"
+ANNOTATED_KINDS = (VERDICT, VERDICT_REF)
 
 
 @dataclass(frozen=True)
@@ -55,14 +56,14 @@ class PacketItem:
     judge_label: str
 
 
-def judge_label(verdict: dict | None) -> str:
+def judge_label(verdict: Verdict | None) -> str:
     """The stratum label of a stored verdict.
 
     Args:
-        verdict: A verdict dict from a probe record, or None.
+        verdict: A verdict from a probe record, or None.
     """
-    if verdict and verdict.get("status") == "judged" and verdict.get("label"):
-        return str(verdict["label"])
+    if verdict is not None and verdict.judged and verdict.label:
+        return str(verdict.label)
     return UNJUDGED
 
 
@@ -112,7 +113,7 @@ def _unique(items: Sequence[SampleItem]) -> tuple[dict[str, PacketItem], dict[st
                 judge_label(entry.verdict),
             )
             if judge_label(entry.verdict) != UNJUDGED and entry.verdict is not None:
-                genuine[entry.item_id] = bool(entry.verdict.get("genuine"))
+                genuine[entry.item_id] = bool(entry.verdict.genuine)
     if not unique:
         raise ValueError("the samples hold no generated user turn to annotate")
     return unique, genuine

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from uta_tasks.judge.errors import JudgeConfigError
 from uta_tasks.judge.settings import JudgeSettings, metadata_from_json
+from uta_tasks.schema.probe import VERDICT_SLOTS
 
 from .flow import BatchOptions, judge_batch
 from .remote import BatchAPIError
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="+", help="lm-eval --output_path folders (or samples_*.jsonl files)")
     parser.add_argument("--metadata", default="{}", help="judge settings as JSON, the keys of lm-eval --metadata")
     parser.add_argument(
-        "--kinds", default="verdict,verdict_ref,verdict_reference",
+        "--kinds", default=",".join(VERDICT_SLOTS),
         help="which user turns to judge (comma-separated record fields; default: all)",
     )
     parser.add_argument("--no-wait", action="store_true", help="submit and return; a rerun collects")

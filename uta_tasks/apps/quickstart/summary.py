@@ -53,7 +53,9 @@ def summary_table(results: Mapping[str, Any], checks: Mapping[str, Mapping[str, 
             (without it, no verdict is checked).
     """
     from uta_tasks.datasets import BENCHMARKS
-    from uta_tasks.judge.labels import LABELS
+    from uta_tasks.schema import output
+    from uta_tasks.schema.labels import LABELS
+    from uta_tasks.schema.probe import VERDICT, VERDICT_REF
     from uta_tasks.tasks.generate import group_names
 
     checks = checks or {}
@@ -63,13 +65,13 @@ def summary_table(results: Mapping[str, Any], checks: Mapping[str, Mapping[str, 
     rows = [header]
     for task, values in sorted(results.get("results", {}).items()):
         config = results.get("configs", {}).get(task) or {}
-        bench = (config.get("metadata") or {}).get("uta_benchmark")
+        bench = (config.get("metadata") or {}).get(output.META_BENCHMARK)
         if bench not in BENCHMARKS or task in groups:
             continue
         primary = BENCHMARKS[bench].primary
         labels: dict[str, float] = {}
         for label in LABELS:
-            share = _metric(values, f"label_{label}")
+            share = _metric(values, output.label_metric(label))
             if share is not None:
                 labels[label] = share
         top = max(labels.items(), key=lambda item: item[1])[0] if labels else None
@@ -79,11 +81,11 @@ def summary_table(results: Mapping[str, Any], checks: Mapping[str, Mapping[str, 
             task,
             str(n),
             _fmt(_metric(values, primary)) if primary else "-",
-            _rate(values, "genuine_followup", slots.get("verdict")),
-            _rate(values, "genuine_followup_base", slots.get("verdict_ref")),
-            _fmt(_metric(values, "share_changed")),
+            _rate(values, output.GENUINE, slots.get(VERDICT)),
+            _rate(values, output.GENUINE_BASE, slots.get(VERDICT_REF)),
+            _fmt(_metric(values, output.PCT_CHANGED)),
             f"{top} ({100 * labels[top]:.0f}%)" if top else "-",
-            _fmt(_metric(values, "unjudged"), percent=False),
+            _fmt(_metric(values, output.UNJUDGED), percent=False),
             _fmt(_metric(values, "judge_calls_saved"), percent=False),
             _contradictory(checks.get(task)),
         ))

@@ -13,12 +13,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-GENUINE_LABEL = "plausible_followup"
-FREE_LABEL = "other"
+from uta_tasks.schema import output
+from uta_tasks.schema.labels import FREE_LABELS, GENUINE_LABELS
+from uta_tasks.schema.probe import VERDICT, VERDICT_REF
+from uta_tasks.schema.verdict import Verdict
+
 # The verdict slots of a record and the rate each one feeds.
-SLOTS = {"verdict": "genuine_followup", "verdict_ref": "genuine_followup_base"}
+SLOTS = {VERDICT: output.GENUINE, VERDICT_REF: output.GENUINE_BASE}
 _RESULTS_DATE = re.compile(r"^results_(?P<date>.+)\.json$")
 
 
@@ -30,15 +32,15 @@ class SlotCheck:
     contradictory: int = 0
 
 
-def contradicts(verdict: Mapping[str, Any] | None) -> bool:
+def contradicts(verdict: Verdict | None) -> bool:
     """Whether a judged verdict's label and genuine decision disagree (``other`` never does).
 
     Args:
-        verdict: a verdict as logged in a probe record (``status``, ``label``, ``genuine``).
+        verdict: a verdict of a probe record.
     """
-    if not verdict or verdict.get("status") != "judged" or verdict.get("label") == FREE_LABEL:
+    if verdict is None or not verdict.judged or verdict.label in FREE_LABELS:
         return False
-    return (verdict.get("label") == GENUINE_LABEL) != bool(verdict.get("genuine"))
+    return (verdict.label in GENUINE_LABELS) != bool(verdict.genuine)
 
 
 def check_run(results_path: Path) -> dict[str, dict[str, SlotCheck]]:
@@ -67,8 +69,8 @@ def check_run(results_path: Path) -> dict[str, dict[str, SlotCheck]]:
         slots = checks.setdefault(samples.task, {slot: SlotCheck() for slot in SLOTS})
         for _, _, record in read_records(samples):
             for slot, check in slots.items():
-                verdict = record.get(slot)
-                if verdict and verdict.get("status") == "judged":
+                verdict = record.verdicts()[slot]
+                if verdict is not None and verdict.judged:
                     check.judged += 1
                     check.contradictory += contradicts(verdict)
     return checks

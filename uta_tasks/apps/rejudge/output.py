@@ -12,7 +12,7 @@ line, the same two kinds of files under the same ``<date>``:
   the new judge settings in place of the old ones, plus the task's benchmark and
   perturbation (from the probe records, so a folder without its results file still reads
   as uta tasks). A ``rejudge`` block says which judge gave the verdicts, when, and from
-  which files (:data:`uta_tasks.runs.names.REJUDGE_KEY`).
+  which files (:data:`uta_tasks.runs.output.REJUDGE_KEY`).
 * ``samples_<task>_<date>.jsonl``: the logged samples with the new verdicts and metrics.
 
 Everything is strict JSON (NaN written as ``null``).
@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.apps.rejudge.run import RejudgedTask
-from uta_tasks.runs import names
 from uta_tasks.runs.jsonio import dumps_strict, read_json
+from uta_tasks.schema import output
 
 log = logging.getLogger(__name__)
 
 _PER_TASK_KEYS = ("configs", "versions", "n-shot", "higher_is_better", "task_hashes")
-_DROPPED_KEYS = ("results", "groups", "samples", names.REJUDGE_KEY)
+_DROPPED_KEYS = ("results", "groups", "samples", output.REJUDGE_KEY)
 
 
 def _out_dir(task: RejudgedTask, output_path: Path) -> Path:
@@ -59,11 +59,11 @@ def _groups(source: dict[str, Any], kept: set[str]) -> dict[str, list[str]]:
 def _config(task: RejudgedTask, source: dict[str, Any], judge_metadata: dict[str, Any]) -> dict[str, Any]:
     config = dict((source.get("configs") or {}).get(task.task) or {"task": task.task})
     old = config.get("metadata") or {}
-    meta = {k: v for k, v in old.items() if not (k == names.META_JUDGE or k.startswith(f"{names.META_JUDGE}_"))}
+    meta = {k: v for k, v in old.items() if not (k == output.META_JUDGE or k.startswith(f"{output.META_JUDGE}_"))}
     first = task.records[0][0]
     meta.update(judge_metadata)
-    meta[names.META_BENCHMARK] = first.benchmark
-    meta[names.META_PERTURBATION] = first.perturbation
+    meta[output.META_BENCHMARK] = first.benchmark
+    meta[output.META_PERTURBATION] = first.perturbation
     config["metadata"] = meta
     config.setdefault("repeats", len(task.records[0]))
     return config
@@ -94,7 +94,7 @@ def _results(tasks: list[RejudgedTask], source_path: Path | None, judge: dict[st
     }
     if source_path is None:  # no results file to copy: the model is the one the samples' folder names
         out["model_name"] = tasks[0].source.model
-    out[names.REJUDGE_KEY] = {
+    out[output.REJUDGE_KEY] = {
         "judge": judge,
         "date": date,
         "source_results": str(source_path) if source_path is not None else None,
@@ -129,15 +129,15 @@ def write(tasks: list[RejudgedTask], output_path: Path, judge_metadata: dict[str
         origin[key] = folders.pop()
     written = []
     for (folder, date_id), group in sorted(runs.items()):
-        results_src = origin[(folder, date_id)] / f"{names.RESULTS_PREFIX}{date_id}.json"
+        results_src = origin[(folder, date_id)] / f"{output.RESULTS_PREFIX}{date_id}.json"
         if not results_src.is_file():
             log.warning("%s is missing: the re-judged run gets no model settings (config) from it", results_src)
         results = _results(group, results_src if results_src.is_file() else None, judge, judge_metadata, date)
         folder.mkdir(parents=True, exist_ok=True)
         for task in group:
-            (folder / f"{names.SAMPLES_PREFIX}{task.task}_{date_id}.jsonl").write_text(
+            (folder / f"{output.SAMPLES_PREFIX}{task.task}_{date_id}.jsonl").write_text(
                 "".join(dumps_strict(s, indent=None) + "\n" for s in task.samples), encoding="utf-8")
-        path = folder / f"{names.RESULTS_PREFIX}{date_id}.json"
+        path = folder / f"{output.RESULTS_PREFIX}{date_id}.json"
         path.write_text(dumps_strict(results) + "\n", encoding="utf-8")
         written.append(path)
     return written

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.schema.probe import VERDICT, ProbeRecord
 from uta_tasks.stats.alpha import Alpha, krippendorff_alpha
 
 SCHEMA = "uta-retest/1"
@@ -63,11 +64,11 @@ class TaskRetest:
         return data
 
 
-def judged_units(records: Sequence[Sequence[Any]]) -> dict[Unit, bool | None]:
+def judged_units(records: Sequence[Sequence[ProbeRecord]]) -> dict[Unit, bool | None]:
     """Every judged field of a task's probe records: its genuine decision, None when unjudged.
 
     Args:
-        records: per sample, its :class:`~uta_tasks.probe.records.ProbeRecord` objects.
+        records: per sample, its :class:`~uta_tasks.schema.probe.ProbeRecord` objects.
     """
     out: dict[Unit, bool | None] = {}
     for i, per_doc in enumerate(records):
@@ -75,8 +76,8 @@ def judged_units(records: Sequence[Sequence[Any]]) -> dict[Unit, bool | None]:
             for name, verdict in record.verdicts().items():
                 if verdict is None:
                     continue
-                judged = verdict.get("status") == "judged" and verdict.get("genuine") is not None
-                out[(i, r, name)] = bool(verdict["genuine"]) if judged else None
+                judged = verdict.judged and verdict.genuine is not None
+                out[(i, r, name)] = bool(verdict.genuine) if judged else None
     return out
 
 
@@ -95,7 +96,7 @@ def measure_task(task: str, repeats: Sequence[dict[Unit, bool | None]], replicat
     flipped = sum(1 for u in complete if len({rep[u] for rep in repeats}) > 1)
     rates: list[float | None] = []
     for rep in repeats:
-        own = [bool(v) for u, v in rep.items() if u[2] == "verdict" and v is not None]
+        own = [bool(v) for u, v in rep.items() if u[2] == VERDICT and v is not None]
         rates.append(sum(own) / len(own) if own else None)
     known = [r for r in rates if r is not None]
     names = [f"repeat {k + 1}" for k in range(len(repeats))]

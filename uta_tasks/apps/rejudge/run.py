@@ -23,8 +23,8 @@ from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import judging
-from uta_tasks.probe.records import ProbeRecord, ProbeSpec
 from uta_tasks.runs.sample_files import SamplesFile, find_samples
+from uta_tasks.schema.probe import ProbeRecord, ProbeSpec
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from uta_tasks.apps.report.svg import Point, Series, bar_chart, line_chart, stacked_bar_chart, svg_document
 from uta_tasks.apps.report.tables import temp_text
-from uta_tasks.runs import names
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import label_shares
+from uta_tasks.schema import output
+from uta_tasks.schema.labels import LABELS
 
 LABEL_COLORS = ("#2e7d32", "#c62828", "#ef6c00", "#6a1b9a", "#1565c0", "#9e9e9e", "#5d4037", "#00838f")
 RATE_AXIS = "genuine follow-up rate (%)"
@@ -58,8 +59,8 @@ def _headline(data: ReportData) -> str:
     for model, t in data.series:
         cells = []
         for b in benches:
-            row = data.find(model, t, b, names.PERTURBATION_NONE)
-            cells.append(rate_point(row.metric(names.GENUINE)) if row else None)
+            row = data.find(model, t, b, output.PERTURBATION_NONE)
+            cells.append(rate_point(row.metric(output.GENUINE)) if row else None)
         series.append(Series(_series_name(model, t, data), cells))
     return bar_chart("Genuine follow-up rate (95% Wilson interval)", benches, series, y_label=RATE_AXIS)
 
@@ -67,7 +68,7 @@ def _headline(data: ReportData) -> str:
 def _labels(data: ReportData) -> str:
     rows = [_series_name(m, t, data) for m, t in data.series]
     segments = []
-    for j, label in enumerate(names.labels()):
+    for j, label in enumerate(LABELS):
         shares = [label_shares(data, m, t)[label].value for m, t in data.series]
         segments.append(Series(label, [100.0 * (s or 0.0) for s in shares], LABEL_COLORS[j % len(LABEL_COLORS)]))
     return stacked_bar_chart("Label distribution (unperturbed tasks)", rows, segments,
@@ -75,12 +76,12 @@ def _labels(data: ReportData) -> str:
 
 
 def _perturbations(data: ReportData) -> str | None:
-    rows = [r for r in data.rows if r.perturbation != names.PERTURBATION_NONE]
+    rows = [r for r in data.rows if r.perturbation != output.PERTURBATION_NONE]
     if not rows:
         return None
     groups = [f"{r.benchmark}\n{r.perturbation}\n{_series_name(r.model, r.temperature, data)}" for r in rows]
-    series = [Series("base (u after a)", [rate_point(r.metric(names.GENUINE_BASE)) for r in rows]),
-              Series("perturbed (u after a')", [rate_point(r.metric(names.GENUINE)) for r in rows])]
+    series = [Series("base (u after a)", [rate_point(r.metric(output.GENUINE_BASE)) for r in rows]),
+              Series("perturbed (u after a')", [rate_point(r.metric(output.GENUINE)) for r in rows])]
     return bar_chart("Perturbation effects: base vs perturbed rate", groups, series, y_label=RATE_AXIS)
 
 
@@ -93,8 +94,8 @@ def _temperature(data: ReportData) -> str | None:
         for b in data.benchmarks:
             pts = []
             for t in temps:
-                row = data.find(model, t, b, names.PERTURBATION_NONE)
-                pts.append(rate_point(row.metric(names.GENUINE)) if row is not None else None)
+                row = data.find(model, t, b, output.PERTURBATION_NONE)
+                pts.append(rate_point(row.metric(output.GENUINE)) if row is not None else None)
             if any(p is not None for p in pts):
                 series.append(Series(f"{model} {b}", pts))
     return line_chart("Genuine follow-up rate vs temperature", temps, series, x_label="temperature",

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks.apps.report.tables import Table, rate_cell, temp_text
-from uta_tasks.runs import names
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.corrected import CORRECTED
+from uta_tasks.schema import output
 from uta_tasks.stats.display import percent
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def corrected(data: ReportData) -> Table | None:
         if entry is None:
             continue
         table.rows.append([row.model, temp_text(row.temperature), row.task,
-                           rate_cell(row.metrics.get(names.GENUINE, {})), rate_cell(entry), entry.get("note") or ""])
+                           rate_cell(row.metrics.get(output.GENUINE, {})), rate_cell(entry), entry.get("note") or ""])
     return table
 
 
@@ -93,7 +93,7 @@ def within_noise(data: ReportData) -> Table | None:
                   "spread across retest repeats: the judge alone could produce it.",
                   ["model", "T", "task", "difference (pp)", "judge spread (pp)"])
     for row in data.rows:
-        diff = row.metrics.get(names.GENUINE_DIFF, {}).get("value")
+        diff = row.metrics.get(output.GENUINE_DIFF, {}).get("value")
         spread = spread_of(data.retest, [row.task])
         if diff is not None and spread is not None and abs(diff) < spread:
             table.rows.append([row.model, temp_text(row.temperature), row.task, percent(diff), percent(spread)])

@@ -17,9 +17,10 @@ from uta_tasks.apps.report.figures import LABEL_COLORS, RATE_AXIS, rate_point
 from uta_tasks.apps.report.paper_sections import FIG3_BENCHMARKS, PRINTED
 from uta_tasks.apps.report.svg import Series, bar_chart, line_chart, stacked_bar_chart
 from uta_tasks.paper.models import series_family
-from uta_tasks.runs import names
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import pool
+from uta_tasks.schema import output
+from uta_tasks.schema.labels import LABELS
 
 # Which paper section each figure is shown in.
 PAPER_FIGURE_SECTION = {"paper-fig3": "paper-fig3", "paper-fig1-4": "paper-table4", "paper-table6": "paper-table6"}
@@ -57,18 +58,18 @@ def fig3(data: ReportData) -> str | None:
     Args:
         data: the report data.
     """
-    benches = [b for b in FIG3_BENCHMARKS if any(r.benchmark == b and r.perturbation == names.PERTURBATION_NONE
+    benches = [b for b in FIG3_BENCHMARKS if any(r.benchmark == b and r.perturbation == output.PERTURBATION_NONE
                                                   for r in data.rows)]
     if not benches:
         return None
     t = data.temperatures[0]
     models = list(dict.fromkeys(m for m, temp in data.series if temp == t))
     charts = []
-    for metric, heading, axis in ((names.ACCURACY, "Task accuracy", "accuracy (%)"),
-                                  (names.GENUINE, "Genuine follow-up rate", RATE_AXIS)):
+    for metric, heading, axis in ((output.ACCURACY, "Task accuracy", "accuracy (%)"),
+                                  (output.GENUINE, "Genuine follow-up rate", RATE_AXIS)):
         series = []
         for model in models:
-            rows = [data.find(model, t, b, names.PERTURBATION_NONE) for b in benches]
+            rows = [data.find(model, t, b, output.PERTURBATION_NONE) for b in benches]
             points = [rate_point(r.metric(metric)) if r else None for r in rows]
             if any(p is not None for p in points):
                 series.append(Series(model, points))
@@ -90,8 +91,8 @@ def fig1_4(data: ReportData) -> str | None:
     for bench in data.benchmarks:
         series = []
         for model in models:
-            rows = [data.find(model, t, bench, names.PERTURBATION_NONE) for t in temps]
-            points = [rate_point(r.metric(names.GENUINE)) if r else None for r in rows]
+            rows = [data.find(model, t, bench, output.PERTURBATION_NONE) for t in temps]
+            points = [rate_point(r.metric(output.GENUINE)) if r else None for r in rows]
             if any(p is not None for p in points):
                 series.append(Series(model, points))
         if series:
@@ -107,18 +108,18 @@ def table6(data: ReportData, families: dict[str, str] | None = None) -> str | No
         data: the report data.
         families: ``MODEL=FAMILY`` overrides.
     """
-    rows = [r for r in data.rows if r.perturbation == names.PERTURBATION_NONE]
+    rows = [r for r in data.rows if r.perturbation == output.PERTURBATION_NONE]
     keys = list(dict.fromkeys((series_family(r.model, r.model_id, families), r.temperature) for r in rows))
     if not keys:
         return None
     several = len({t for _, t in keys}) > 1
     labels = [f"{fam} (T={t:g})" if several and t is not None else fam for fam, t in keys]
     segments = []
-    for i, label in enumerate(names.labels()):
+    for i, label in enumerate(LABELS):
         values = []
         for key in keys:
             share = pool([r for r in rows if (series_family(r.model, r.model_id, families), r.temperature) == key],
-                          names.label_metric(label), data.settings.confidence).value
+                          output.label_metric(label), data.settings.confidence).value
             values.append(100.0 * (share or 0.0))
         segments.append(Series(label, values, LABEL_COLORS[i % len(LABEL_COLORS)]))
     return stacked_bar_chart("Table 6: label distribution per family", labels, segments,

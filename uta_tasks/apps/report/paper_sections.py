@@ -18,9 +18,10 @@ from __future__ import annotations
 import uta_tasks.paper.reference as paper_reference
 from uta_tasks.apps.report.tables import Table, rate_cell, temp_text
 from uta_tasks.paper.models import series_family
-from uta_tasks.runs import names
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import pool
+from uta_tasks.schema import output
+from uta_tasks.schema.labels import LABELS
 from uta_tasks.stats.display import percent
 
 # Benchmark names as the paper prints them.
@@ -57,8 +58,8 @@ def table1_trunc(data: ReportData) -> Table | None:
                   "Genuine follow-up rate (%) after the full answer (u_ref, the same docs) and after the truncated "
                   f"answer, {data.settings.confidence:.0%} Wilson interval in brackets.", headers)
     for model, t in data.series:
-        cells = [c for b in benches for c in (_value(data, model, t, b, TRUNC, names.GENUINE_BASE),
-                                              _value(data, model, t, b, TRUNC, names.GENUINE))]
+        cells = [c for b in benches for c in (_value(data, model, t, b, TRUNC, output.GENUINE_BASE),
+                                              _value(data, model, t, b, TRUNC, output.GENUINE))]
         if any(c != "—" for c in cells):
             table.rows.append([model, temp_text(t), *cells])
     return table
@@ -79,8 +80,8 @@ def table1_question(data: ReportData) -> Table | None:
                   ["Model", "T", "Benchmark", "Base", "+Question", "% Changed"])
     for r in rows:
         table.rows.append([r.model, temp_text(r.temperature), _printed(r.benchmark),
-                           rate_cell(r.metric(names.GENUINE_BASE)), rate_cell(r.metric(names.GENUINE)),
-                           rate_cell(r.metric(names.CHANGED_SHARE))])
+                           rate_cell(r.metric(output.GENUINE_BASE)), rate_cell(r.metric(output.GENUINE)),
+                           rate_cell(r.metric(output.CHANGED_SHARE))])
     return table
 
 
@@ -90,7 +91,7 @@ def tables_3_5(data: ReportData) -> Table | None:
     Args:
         data: the report data.
     """
-    benches = _benches(data, names.PERTURBATION_NONE)
+    benches = _benches(data, output.PERTURBATION_NONE)
     if not benches:
         return None
     acc = ["GSM8K Acc."] if "gsm8k" in benches else []
@@ -99,8 +100,8 @@ def tables_3_5(data: ReportData) -> Table | None:
                   f"{data.settings.confidence:.0%} Wilson interval in brackets.",
                   ["Model", "T", *acc, *(_printed(b) for b in benches)])
     for model, t in data.series:
-        cells = [_value(data, model, t, "gsm8k", names.PERTURBATION_NONE, names.ACCURACY)] if acc else []
-        cells += [_value(data, model, t, b, names.PERTURBATION_NONE, names.GENUINE) for b in benches]
+        cells = [_value(data, model, t, "gsm8k", output.PERTURBATION_NONE, output.ACCURACY)] if acc else []
+        cells += [_value(data, model, t, b, output.PERTURBATION_NONE, output.GENUINE) for b in benches]
         if any(c != "—" for c in cells):
             table.rows.append([model, temp_text(t), *cells])
     return table
@@ -112,15 +113,15 @@ def fig3(data: ReportData) -> Table | None:
     Args:
         data: the report data.
     """
-    benches = [b for b in FIG3_BENCHMARKS if b in _benches(data, names.PERTURBATION_NONE)]
+    benches = [b for b in FIG3_BENCHMARKS if b in _benches(data, output.PERTURBATION_NONE)]
     if not benches:
         return None
     table = Table("paper-fig3", "Paper Fig. 3: task accuracy vs follow-up rate",
                   "Top row of the figure: task accuracy (%); bottom row: genuine follow-up rate (%).",
                   ["Model", "T", *(f"{_printed(b)} {k}" for k in ("accuracy", "follow-up") for b in benches)])
     for model, t in data.series:
-        cells = [_value(data, model, t, b, names.PERTURBATION_NONE, m)
-                 for m in (names.ACCURACY, names.GENUINE) for b in benches]
+        cells = [_value(data, model, t, b, output.PERTURBATION_NONE, m)
+                 for m in (output.ACCURACY, output.GENUINE) for b in benches]
         if any(c != "—" for c in cells):
             table.rows.append([model, temp_text(t), *cells])
     return table
@@ -135,12 +136,12 @@ def table4(data: ReportData) -> Table | None:
     temps = data.temperatures
     if len(temps) < 2:
         return None
-    benches = _benches(data, names.PERTURBATION_NONE)
+    benches = _benches(data, output.PERTURBATION_NONE)
     table = Table("paper-table4", "Paper Table 4 and Figs. 1 (right), 4: temperature sweep",
                   "Genuine follow-up rate (%) at each sampling temperature, one panel of columns per data set.",
                   ["Model", *(f"{_printed(b)} T={temp_text(t)}" for b in benches for t in temps)])
     for model in dict.fromkeys(m for m, _ in data.series):
-        cells = [_value(data, model, t, b, names.PERTURBATION_NONE, names.GENUINE) for b in benches for t in temps]
+        cells = [_value(data, model, t, b, output.PERTURBATION_NONE, output.GENUINE) for b in benches for t in temps]
         if any(c != "—" for c in cells):
             table.rows.append([model, *cells])
     return table
@@ -153,13 +154,13 @@ def table6(data: ReportData, families: dict[str, str] | None = None) -> Table | 
         data: the report data.
         families: ``MODEL=FAMILY`` overrides.
     """
-    rows = [r for r in data.rows if r.perturbation == names.PERTURBATION_NONE]
+    rows = [r for r in data.rows if r.perturbation == output.PERTURBATION_NONE]
     if not rows:
         return None
     keys = list(dict.fromkeys((series_family(r.model, r.model_id, families), r.temperature) for r in rows))
     several = len({t for _, t in keys}) > 1
     pooled = {k: [r for r in rows if (series_family(r.model, r.model_id, families), r.temperature) == k] for k in keys}
-    n = {k: pool(v, names.label_metric(names.labels()[0]), data.settings.confidence).n for k, v in pooled.items()}
+    n = {k: pool(v, output.label_metric(LABELS[0]), data.settings.confidence).n for k, v in pooled.items()}
     headers = ["Primary Label", *(f"{fam}{f' T={temp_text(t)}' if several else ''} (%) n={n[(fam, t)]}"
                                   for fam, t in keys)]
     models: dict[str, set[str]] = {}
@@ -169,8 +170,8 @@ def table6(data: ReportData, families: dict[str, str] | None = None) -> Table | 
     table = Table("paper-table6", "Paper Table 6: label distribution per family",
                   f"Share of judged user turns per primary label (%), pooled over the family's models and the "
                   f"unperturbed tasks ({members}).", headers)
-    for label in names.labels():
-        metric = names.label_metric(label)
+    for label in LABELS:
+        metric = output.label_metric(label)
         table.rows.append([label, *(percent(pool(pooled[k], metric, data.settings.confidence).value) for k in keys)])
     return table
 

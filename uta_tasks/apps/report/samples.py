@@ -5,24 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from uta_tasks.apps.report.tables import temp_text
-from uta_tasks.runs import names
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.jsonio import dumps_strict
+from uta_tasks.schema import output
+from uta_tasks.schema.verdict import UNJUDGED, Verdict
 
 
-def _prompt_text(messages: Any) -> str:
+def _prompt_text(messages: list[dict[str, str]] | None) -> str:
     if not isinstance(messages, list):
         return ""
     return "\n\n".join(f"[{m.get('role', '?')}]\n{m.get('content', '')}" for m in messages if isinstance(m, dict))
 
 
-def _verdict_fields(verdict: Any, suffix: str = "") -> dict[str, Any]:
-    if not isinstance(verdict, dict):
+def _verdict_fields(verdict: Verdict | None, suffix: str = "") -> dict[str, Any]:
+    if verdict is None:
         return {f"genuine{suffix}": "not judged", f"label{suffix}": ""}
-    judged = verdict.get(names.V_STATUS) == names.V_JUDGED
     return {
-        f"genuine{suffix}": ("yes" if verdict.get(names.V_GENUINE) else "no") if judged else "unjudged",
-        f"label{suffix}": (verdict.get(names.V_LABEL) or "") if judged else "unjudged",
+        f"genuine{suffix}": ("yes" if verdict.genuine else "no") if verdict.judged else UNJUDGED,
+        f"label{suffix}": (verdict.label or "") if verdict.judged else UNJUDGED,
     }
 
 
@@ -45,23 +45,23 @@ def sample_rows(data: ReportData, max_per_task: int = 100) -> tuple[list[dict[st
         left_out += max(0, len(task.docs) - max_per_task)
         for doc in task.docs[:max_per_task]:
             for repeat, record in enumerate(doc.records):
-                verdict = record.get(names.REC_VERDICT)
+                verdict = record.verdict
                 item = {
                     "model": row.model,
                     "T": temp_text(row.temperature),
                     "task": row.task,
                     "doc_id": doc.doc_id,
                     "repeat": repeat,
-                    "q": record.get(names.REC_Q) or "",
-                    "a_prime": record.get(names.REC_A_PRIME) or "",
-                    "u": record.get(names.REC_U) or "",
+                    "q": record.q or "",
+                    "a_prime": record.a_prime or "",
+                    "u": record.u or "",
                     **_verdict_fields(verdict),
-                    "rationale": (verdict or {}).get(names.V_RATIONALE) or (verdict or {}).get(names.V_REASON) or "",
-                    "prompt": _prompt_text((verdict or {}).get(names.V_PROMPT)),
+                    "rationale": (verdict.rationale or verdict.reason or "") if verdict else "",
+                    "prompt": _prompt_text(verdict.prompt if verdict else None),
                 }
-                if row.perturbation != names.PERTURBATION_NONE:
-                    item["u_ref"] = record.get(names.REC_U_REF) or ""
-                    item.update(_verdict_fields(record.get(names.REC_VERDICT_REF), "_ref"))
+                if row.perturbation != output.PERTURBATION_NONE:
+                    item["u_ref"] = record.u_ref or ""
+                    item.update(_verdict_fields(record.verdict_ref, "_ref"))
                 rows.append(item)
     return rows, left_out
 

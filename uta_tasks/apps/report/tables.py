@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from uta_tasks.runs import names
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import label_shares
+from uta_tasks.schema import output
+from uta_tasks.schema.labels import LABELS
+from uta_tasks.schema.verdict import JUDGED
 from uta_tasks.stats.display import percent, percent_interval
 
 
@@ -82,9 +84,9 @@ def headline(data: ReportData) -> Table:
     for model, t in data.series:
         cells = [model, temp_text(t)]
         for b in benches:
-            row = data.find(model, t, b, names.PERTURBATION_NONE)
-            cells += [rate_cell(row.metric(names.GENUINE)) if row else "—",
-                      percent(row.metric(names.ACCURACY)["value"]) if row else "—"]
+            row = data.find(model, t, b, output.PERTURBATION_NONE)
+            cells += [rate_cell(row.metric(output.GENUINE)) if row else "—",
+                      percent(row.metric(output.ACCURACY)["value"]) if row else "—"]
         table.rows.append(cells)
     return table
 
@@ -95,10 +97,10 @@ def labels(data: ReportData) -> Table:
     Args:
         data: the report data.
     """
-    all_labels = names.labels()
+    all_labels = LABELS
     table = Table("labels", "Label distribution",
                   "Share of judged user turns per label (%), pooled over the unperturbed tasks.",
-                  ["model", "T", "judged", *all_labels])
+                  ["model", "T", JUDGED, *all_labels])
     for model, t in data.series:
         shares = label_shares(data, model, t)
         n = max((p.n for p in shares.values()), default=0)
@@ -118,12 +120,12 @@ def perturbations(data: ReportData) -> Table:
                   ["model", "T", "benchmark", "perturbation", "base %", "perturbed %", "difference pp", "changed %",
                    "n"])
     for row in data.rows:
-        if row.perturbation == names.PERTURBATION_NONE:
+        if row.perturbation == output.PERTURBATION_NONE:
             continue
-        diff = row.metric(names.GENUINE_DIFF)
+        diff = row.metric(output.GENUINE_DIFF)
         table.rows.append([row.model, temp_text(row.temperature), row.benchmark, row.perturbation,
-                           rate_cell(row.metric(names.GENUINE_BASE)), rate_cell(row.metric(names.GENUINE)),
-                           rate_cell(diff), percent(row.metric(names.CHANGED_SHARE)["value"]), _n(diff)])
+                           rate_cell(row.metric(output.GENUINE_BASE)), rate_cell(row.metric(output.GENUINE)),
+                           rate_cell(diff), percent(row.metric(output.CHANGED_SHARE)["value"]), _n(diff)])
     return table
 
 
@@ -144,8 +146,8 @@ def temperatures(data: ReportData) -> Table | None:
         for b in data.benchmarks:
             cells = []
             for t in temps:
-                row = data.find(model, t, b, names.PERTURBATION_NONE)
-                cells.append(rate_cell(row.metric(names.GENUINE)) if row else "—")
+                row = data.find(model, t, b, output.PERTURBATION_NONE)
+                cells.append(rate_cell(row.metric(output.GENUINE)) if row else "—")
             if any(c != "—" for c in cells):
                 table.rows.append([model, b, *cells])
     return table
@@ -162,8 +164,8 @@ def conditioned(data: ReportData) -> Table:
                   "each.", ["model", "T", "task", "accuracy %", "rate | correct", "n correct", "rate | wrong",
                             "n wrong"])
     for row in data.rows:
-        c, w = row.metric(names.GENUINE_CORRECT), row.metric(names.GENUINE_WRONG)
-        table.rows.append([row.model, temp_text(row.temperature), row.task, percent(row.metric(names.ACCURACY)["value"]),
+        c, w = row.metric(output.GENUINE_CORRECT), row.metric(output.GENUINE_WRONG)
+        table.rows.append([row.model, temp_text(row.temperature), row.task, percent(row.metric(output.ACCURACY)["value"]),
                            rate_cell(c), _n(c), rate_cell(w), _n(w)])
     return table
 
@@ -178,8 +180,8 @@ def unjudged(data: ReportData) -> Table:
                   "User turns without a valid verdict (left out of every rate), over all verdicts asked for "
                   "(u, and u_ref for perturbed tasks).", ["model", "T", "task", "unjudged", "verdicts", "share %"])
     for row in data.rows:
-        share = row.metric(names.UNJUDGED_SHARE)
-        count = row.metric(names.UNJUDGED)["value"]
+        share = row.metric(output.UNJUDGED_SHARE)
+        count = row.metric(output.UNJUDGED)["value"]
         table.rows.append([row.model, temp_text(row.temperature), row.task,
                            "—" if count is None else f"{count:g}", _n(share), rate_cell(share)])
     return table

@@ -1,8 +1,10 @@
-"""Every name the readers of lm-eval output folders depend on, in one place.
+"""The names of what a uta run writes: lm-eval's output files, the metrics the uta tasks
+report, the keys of the task config lm-eval dumps, and the blocks this package adds.
 
-The probe (``uta_tasks.probe.hook``) and the metrics (``uta_tasks.metrics.results``) decide
-these names; the run readers, the gate and the report only look them up here, so a rename
-upstream is a one-line change below.
+The metrics (:mod:`uta_tasks.metrics`) write these names and the readers of output folders
+(:mod:`uta_tasks.runs`, the gate, the report) look them up here. The fields of a probe record
+and of a verdict are not listed: they are the attributes of
+:class:`~uta_tasks.schema.probe.ProbeRecord` and :class:`~uta_tasks.schema.verdict.Verdict`.
 """
 
 from __future__ import annotations
@@ -56,39 +58,13 @@ UNJUDGED_SHARE = "unjudged_share"  # unjudged verdicts / all verdicts (verdict a
 CHANGED_SHARE = "changed_share"  # lm-eval's share_changed (0-1), with an interval
 
 
-def labels() -> tuple[str, ...]:
-    """The judge's eight labels, in the paper's order."""
-    from uta_tasks.judge.labels import LABELS
-
-    return LABELS
-
-
 def label_metric(label: str) -> str:
     """Metric name of a label's share, e.g. ``label_previous_turn_restate``.
 
     Args:
-        label: one of :func:`labels`.
+        label: one of :data:`uta_tasks.schema.labels.LABELS`.
     """
     return f"{LABEL_PREFIX}{label}"
-
-
-def primary_metric(benchmark: str) -> str | None:
-    """The benchmark's ``primary`` accuracy metric (None for held-out benchmarks or unknown names).
-
-    Args:
-        benchmark: key of ``uta_tasks.datasets.BENCHMARKS``.
-    """
-    from uta_tasks.datasets import BENCHMARKS
-
-    bench = BENCHMARKS.get(benchmark)
-    return None if bench is None else bench.primary
-
-
-def benchmark_order() -> list[str]:
-    """Benchmark names in the package's (the paper's) order."""
-    from uta_tasks.datasets import BENCHMARKS
-
-    return list(BENCHMARKS)
 
 
 # ---- where a run's verdicts came from (``uta-rejudge`` adds this block to the results JSON) ---
@@ -111,40 +87,11 @@ PERTURBATIONS = (PERTURBATION_NONE, "trunc", "question")  # in the order tables 
 TASK_PREFIX = "uta_"
 
 
-def judge_defaults() -> dict[str, object]:
-    """Judge model, prompt version and temperature used when the run's metadata names none."""
-    from uta_tasks.judge.settings import JudgeSettings
-
-    defaults = JudgeSettings()
-    return {"judge_model": defaults.model, "prompt_version": defaults.prompt, "judge_temperature": defaults.temperature}
-
-
 # ---- a logged sample and its probe records (uta_tasks.probe.hook) -------------------------
 SAMPLE_DOC_ID = "doc_id"
 SAMPLE_RESPS = "filtered_resps"
-REC_TASK = "task"
-REC_Q = "q"
-REC_A = "a"
-REC_A_PRIME = "a_prime"
-REC_ANSWER = "answer"
-REC_U = "u"
-REC_U_REF = "u_ref"
-REC_REFERENCE_TURN = "reference_user_turn"
-REC_PERTURBATION = "perturbation"
-REC_GENERATION = "generation"  # {"assistant": gen kwargs, "user": gen kwargs}
-REC_GENERATION_ASSISTANT = "assistant"
+GEN_ASSISTANT = "assistant"  # the pass-1 half of a record's ``generation`` ({"assistant": ..., "user": ...})
 GEN_TEMPERATURE = "temperature"  # lm-eval generation kwarg (the task config's generation_kwargs too)
-REC_VERDICT = "verdict"  # u after a'
-REC_VERDICT_REF = "verdict_ref"  # u_ref after the unperturbed a
-REC_VERDICT_REFERENCE = "verdict_reference"  # held-out: the real next user turn
 
-# ---- a verdict dict (uta_tasks.judge.records.Verdict.to_dict) ------------------------------
-V_STATUS = "status"
-V_JUDGED = "judged"
-V_LABEL = "label"
-V_GENUINE = "genuine"
-V_RATIONALE = "rationale"
-V_REASON = "reason"
-V_PROMPT = "prompt"
-V_JUDGE_MODEL = "judge_model"
-V_PROMPT_VERSION = "prompt_version"
+# ---- the provenance block of summary.json (uta_tasks.runs.provenance) ---------------------
+PROV_JUDGED = "judged"  # True when the task ran with a judge (its ``judge`` setting is not "none")

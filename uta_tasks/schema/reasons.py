@@ -1,6 +1,6 @@
 """Why an item is unjudged, as a short code (for summaries and for the cache policy).
 
-The code is stored on each :class:`~uta_tasks.judge.records.Verdict` (``reason_code``).
+The code is stored on each :class:`~uta_tasks.schema.verdict.Verdict` (``reason_code``).
 Only :data:`INVALID_REPLY` is cached: the endpoint answered, the answer was paid for and
 was not a valid verdict. Everything else (outages, truncation at the token limit,
 unreadable bodies, rejected requests) is retried by the next run.

@@ -1,0 +1,241 @@
+"""What one uta request carries (:class:`ProbeSpec`) and what it returns (:class:`ProbeRecord`).
+
+An lm-eval ``Instance`` of request type ``generate_user_turn`` has
+``arguments = (q, gen_kwargs, spec)``: ``q`` the user turn (lm-eval hashes it as the
+prompt), ``gen_kwargs`` the task's ``generation_kwargs`` after ``--gen_kwargs`` were merged
+in, and ``spec`` a :class:`ProbeSpec` as a plain dict (lm-eval logs the arguments).
+
+The hook answers each request with a :class:`ProbeRecord` as a JSON string; decode a
+logged sample with ``ProbeRecord.from_json(sample["filtered_resps"][0][0])``. The field
+list of both classes is the schema; ``RECORD_VERSION`` changes with it (see the manual's
+"Logged fields"). The verdict slots hold :class:`~uta_tasks.schema.verdict.Verdict`
+objects; ``to_json`` writes them as ``Verdict.to_dict`` does, so the logged JSON is the
+same as when they were plain dicts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from uta_tasks.schema.verdict import Verdict
+
+REQUEST_TYPE = "generate_user_turn"
+# The record's verdict slots (field names): u after a', u_ref after the unperturbed history,
+# and (held-out) the real next user turn.
+VERDICT = "verdict"
+VERDICT_REF = "verdict_ref"
+VERDICT_REFERENCE = "verdict_reference"
+VERDICT_SLOTS: tuple[str, ...] = (VERDICT, VERDICT_REF, VERDICT_REFERENCE)
+RECORD_VERSION = 3
+# What records written before version 3 did (they carry no pass2_context or truncate_scope).
+LEGACY_DEFAULTS = {"pass2_context": "template", "truncate_scope": "final_answer"}
+
+# Token limit of the user turn: a metadata setting, not a generation kwarg, because
+# lm-eval applies --gen_kwargs to every generate_until task of the run.
+DEFAULT_USER_MAX_GEN_TOKS = 512
+
+
+def question_text(messages: list[dict]) -> str:
+    """The last user turn: q.
+
+    Args:
+        messages: chat messages.
+    """
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return str(message.get("content", ""))
+    return ""
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """One uta request, built by the task from a doc and its settings.
+
+    Attributes:
+        task: lm-eval task name.
+        benchmark: key of ``uta_tasks.datasets.BENCHMARKS``.
+        perturbation: ``none``, ``trunc`` or ``question``.
+        messages: chat messages up to and including the user turn q.
+        role_switch: the ``role_switch`` setting.
+        question_seed: the ``question_seed`` setting.
+        user_max_gen_toks: the ``user_max_gen_toks`` setting.
+        judge: judge settings (metadata keys), or None when the judge is off.
+        given_answer: held-out only: the real assistant turn (pass 1 is skipped).
+        reference_user_turn: held-out only: the real next user turn.
+        overlong: ``error`` or ``drop``: what an over-long prompt does.
+        question_pool: the cue pool of ``question`` tasks.
+        pass2_context: ``trace`` (the paper: pass-1 prompt + a' + marker + user header) or
+            ``template`` (re-render ``[q, a']`` through the chat template).
+        truncate_scope: ``response`` (trunc counts and cuts every token of a, reasoning
+            included) or ``final_answer`` (the final answer only).
+        user_samples: user turns generated per (q, a') (k of pass@k; 1 = the paper).
+    """
+
+    task: str
+    benchmark: str
+    perturbation: str
+    messages: list[dict]
+    role_switch: str = "auto"
+    question_seed: int = 0
+    user_max_gen_toks: int = DEFAULT_USER_MAX_GEN_TOKS
+    judge: dict | None = None
+    given_answer: str | None = None
+    reference_user_turn: str | None = None
+    overlong: str = "error"
+    question_pool: str = "question_pool_v2"
+    pass2_context: str = "trace"
+    truncate_scope: str = "response"
+    user_samples: int = 1
+
+    @property
+    def q(self) -> str:
+        """The user turn q."""
+        return question_text(self.messages)
+
+    @property
+    def perturbed(self) -> bool:
+        """True for ``trunc`` and ``question`` tasks (they also produce u_ref)."""
+        return self.perturbation != "none"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (the Instance argument lm-eval logs)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | ProbeSpec) -> ProbeSpec:
+        """Rebuild from :meth:`to_dict` (a spec passes through).
+
+        Args:
+            data: the dict.
+        """
+        return data if isinstance(data, ProbeSpec) else cls(**_known(cls, data))
+
+
+@dataclass
+class ProbeRecord:
+    """Everything the probe produced for one request (one repeat of one doc).
+
+    Attributes:
+        task: lm-eval task name.
+        benchmark: benchmark key.
+        perturbation: ``none``, ``trunc`` or ``question``.
+        q: the user turn q.
+        messages: chat messages up to q.
+        pass1_prompt: the rendered pass-1 prompt (None when held-out).
+        a: the pass-1 generation as returned (reasoning included).
+        answer: the final answer, reasoning removed (scored for accuracy).
+        reasoning_form: ``think``, ``harmony`` or ``plain``.
+        history: the assistant turn as the pass-2 history carries it, before perturbation.
+        a_prime: a' (history perturbed).
+        truncation: ``{scope, n_tokens, removed_tokens, emptied}`` for trunc tasks, else None.
+        cue: the appended question (question tasks), else None.
+        question_pool: the pool the cue was drawn from (question tasks), else None.
+        role_switch: ``{name, history, stop}``.
+        generation: ``{assistant: gen_kwargs, user: gen_kwargs}`` as sent.
+        given_answer: True when a came from the data (held-out).
+        reference_user_turn: held-out: the real next user turn.
+        pass2_prompt: the rendered pass-2 prompt (history a' plus user header).
+        pass2_ref_prompt: perturbed tasks: the pass-2 prompt on the unperturbed history.
+        u: the generated user turn after a'.
+        u_ref: perturbed tasks: the user turn after the unperturbed history (else = u).
+        verdict: the judge's verdict on u, or None when not judged.
+        verdict_ref: perturbed tasks: the verdict on u_ref.
+        verdict_reference: held-out: the verdict on the real next user turn.
+        judge_usage: ``{calls, cache_hits, input_tokens, output_tokens}`` for this record.
+        answer_incomplete: the reasoning never closed, or pass 1 stopped at its token budget
+            (scored wrong; see docs/reasoning-models.md).
+        overlong: ``pass1`` or ``pass2`` when that prompt did not fit and the doc was
+            dropped (``overlong: drop``), else None.
+        budget: the ``max_gen_toks`` sent per pass, after fitting the prompt into the model.
+        pass2_context: ``trace`` or ``template`` (how pass 2 was built).
+        truncate_scope: ``response`` or ``final_answer`` (what trunc counts and cuts).
+        join: trace mode: ``{marker, header}`` appended after a', read from the model's template.
+        u_samples: ``user_samples > 1``: every user turn generated after a' (u is the first).
+        verdict_samples: the verdict of each of ``u_samples`` (the first is ``verdict``).
+        record_version: schema version of this record.
+    """
+
+    task: str
+    benchmark: str
+    perturbation: str
+    q: str
+    messages: list[dict]
+    a: str
+    answer: str
+    reasoning_form: str
+    history: str
+    a_prime: str
+    role_switch: dict[str, Any]
+    generation: dict[str, Any]
+    given_answer: bool
+    pass1_prompt: str | None = None
+    truncation: dict[str, Any] | None = None
+    cue: str | None = None
+    question_pool: str | None = None
+    reference_user_turn: str | None = None
+    pass2_prompt: str = ""
+    pass2_ref_prompt: str | None = None
+    u: str = ""
+    u_ref: str = ""
+    verdict: Verdict | None = None
+    verdict_ref: Verdict | None = None
+    verdict_reference: Verdict | None = None
+    judge_usage: dict[str, int] | None = None
+    answer_incomplete: bool = False
+    overlong: str | None = None
+    budget: dict[str, int] = field(default_factory=dict)
+    pass2_context: str = "trace"
+    truncate_scope: str = "response"
+    join: dict[str, str] | None = None
+    u_samples: list[str] = field(default_factory=list)
+    verdict_samples: list[Verdict | None] = field(default_factory=list)
+    record_version: int = field(default=RECORD_VERSION)
+
+    @property
+    def perturbed(self) -> bool:
+        """True for ``trunc`` and ``question`` tasks."""
+        return self.perturbation != "none"
+
+    def verdicts(self) -> dict[str, Verdict | None]:
+        """The three verdict slots by field name."""
+        return {VERDICT: self.verdict, VERDICT_REF: self.verdict_ref, VERDICT_REFERENCE: self.verdict_reference}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON types (each verdict as :meth:`Verdict.to_dict`)."""
+        data = asdict(self)
+        for name, verdict in self.verdicts().items():
+            data[name] = None if verdict is None else verdict.to_dict()
+        data["verdict_samples"] = [None if v is None else v.to_dict() for v in self.verdict_samples]
+        return data
+
+    def to_json(self) -> str:
+        """The JSON string lm-eval logs as the response."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | dict[str, Any]) -> ProbeRecord:
+        """Decode a logged response (records of version 1 lack ``history``; it is
+        rebuilt from the role switch as the hook built it; records before version 3 lack
+        ``pass2_context`` and ``truncate_scope`` and get what the probe did then:
+        :data:`LEGACY_DEFAULTS`).
+
+        Args:
+            text: the JSON string (or its decoded dict).
+        """
+        data = json.loads(text) if isinstance(text, str) else dict(text)
+        if "history" not in data:
+            raw = (data.get("role_switch") or {}).get("history") == "raw"
+            data["history"] = data.get("a", "") if raw else data.get("answer", "")
+        for key, value in LEGACY_DEFAULTS.items():
+            data.setdefault(key, value)
+        for name in VERDICT_SLOTS:
+            data[name] = Verdict.decode(data.get(name))
+        data["verdict_samples"] = [Verdict.decode(v) for v in data.get("verdict_samples") or []]
+        return cls(**_known(cls, data))

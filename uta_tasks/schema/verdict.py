@@ -1,0 +1,136 @@
+"""The judge's decision on one user turn (:class:`Verdict`) and its status vocabulary.
+
+A verdict is either :data:`JUDGED` (a label and a ``genuine`` decision) or
+:data:`UNJUDGED` (no decision: it is left out of every rate, never counted as 0). These
+two constants are the only place the status strings are written; everything else reads
+``verdict.judged``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Final, Literal
+
+from uta_tasks.schema.reasons import code_from_reason
+
+VerdictStatus = Literal["judged", "unjudged"]
+JUDGED: Final = "judged"
+UNJUDGED: Final = "unjudged"
+STATUSES: tuple[VerdictStatus, ...] = (JUDGED, UNJUDGED)
+
+# What a missing core key of a partial verdict dict reads as (see Verdict.from_dict).
+_EMPTY: dict[str, Any] = {
+    "label": None, "genuine": None, "rationale": None, "reason": None, "raw_reply": None, "prompt": list,
+    "judge_model": "", "prompt_version": "",
+}
+
+
+@dataclass
+class Verdict:
+    """The judge's decision on one item, or why there is none.
+
+    An ``unjudged`` verdict has ``label`` and ``genuine`` set to None and must be left
+    out of rates (never counted as 0 or 1); its ``reason`` says why.
+
+    Attributes:
+        status: :data:`JUDGED` or :data:`UNJUDGED`.
+        label: One of :data:`uta_tasks.schema.labels.LABELS` when judged.
+        genuine: The binary genuine-follow-up decision when judged.
+        rationale: The judge's explanation when judged.
+        reason: Why the item is unjudged (None when judged).
+        raw_reply: Reply text of the last attempt (None when that attempt got no reply).
+        prompt: The exact messages sent to the judge.
+        judge_model: Model name sent to the endpoint.
+        prompt_version: Name of the prompt template set, e.g. ``followupeval-v1``.
+        prompt_sha: Digest of the template files actually used (catches unversioned edits).
+        cached: True when this verdict was read from the disk cache.
+        attempts: Requests sent for this item in the run that produced the verdict.
+        reason_code: Short code of ``reason`` (see :mod:`uta_tasks.schema.reasons`), None when judged.
+        reply_model: The ``model`` the endpoint's reply named (None when absent or no reply).
+        system_fingerprint: The reply's ``system_fingerprint`` (None when absent or no reply).
+        prelabel_rule: The deterministic rule that set this verdict instead of the judge
+            (``judge_model`` is then ``prelabel``, see :mod:`uta_tasks.judge.prelabel`), None for the judge's.
+    """
+
+    status: VerdictStatus
+    label: str | None
+    genuine: bool | None
+    rationale: str | None
+    reason: str | None
+    raw_reply: str | None
+    prompt: list[dict[str, str]]
+    judge_model: str
+    prompt_version: str
+    prompt_sha: str = ""
+    cached: bool = False
+    attempts: int = 0
+    reason_code: str | None = None
+    reply_model: str | None = None
+    system_fingerprint: str | None = None
+    prelabel_rule: str | None = None
+
+    @property
+    def judged(self) -> bool:
+        """True when a valid verdict was obtained."""
+        return self.status == JUDGED
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable copy, for logged samples and the cache."""
+        data = asdict(self)
+        data["prompt"] = [dict(message) for message in self.prompt]
+        return data
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"verdict status {self.status!r} is not one of {list(STATUSES)}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Verdict:
+        """Rebuild a verdict written by :meth:`to_dict` (or a bare verdict dict, such as a
+        row of a human-label file).
+
+        Args:
+            data: The dict; keys added by later versions may be missing (they default),
+                unknown keys are ignored. ``reason_code`` of an older unjudged verdict is
+                read from its reason. A dict without the core keys (a partial or
+                hand-written verdict) reads them as empty: no label, no decision, no prompt.
+
+        Raises:
+            ValueError: ``status`` is missing or not :data:`JUDGED` / :data:`UNJUDGED`.
+        """
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        if "status" not in known:
+            raise ValueError(f"a verdict needs a status ({JUDGED!r} or {UNJUDGED!r}); got keys {sorted(data)}")
+        for name, empty in _EMPTY.items():
+            known.setdefault(name, empty() if callable(empty) else empty)
+        if known["status"] != JUDGED and not known.get("reason_code"):
+            known["reason_code"] = code_from_reason(known.get("reason"))
+        return cls(**known)
+
+    @classmethod
+    def from_label_row(cls, data: dict[str, Any]) -> Verdict | None:
+        """A row of a labels file (``uta-annotate``'s export, or verdicts written by another
+        tool) as a verdict: a row without ``status`` is judged (a human label has none).
+
+        Args:
+            data: the row (``label``, ``genuine``, optional ``status``, other keys ignored).
+
+        Returns:
+            The verdict, or None when the row's status is neither :data:`JUDGED` nor
+            :data:`UNJUDGED` (such a row carries no label to compare).
+        """
+        status = data.get("status", JUDGED)
+        if status not in STATUSES:
+            return None
+        return cls.from_dict({**data, "status": status})
+
+    @classmethod
+    def decode(cls, data: Verdict | dict[str, Any] | None) -> Verdict | None:
+        """:meth:`from_dict` of a verdict slot that may be empty (None) or decoded already.
+
+        Args:
+            data: the slot's value.
+        """
+        if data is None or isinstance(data, Verdict):
+            return data
+        return cls.from_dict(data)
