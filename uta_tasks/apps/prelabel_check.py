@@ -28,9 +28,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.prelabel import COPY_THRESHOLD, PRELABEL_MODEL, RULE_LABELS, RULES, prelabel
 from uta_tasks.judge.records import JudgeItem
-from uta_tasks.judge.settings import JudgeSettings, metadata_from_json
+from uta_tasks.judge.settings import JudgeSettings
 
 SWEEP: tuple[float, ...] = (0.7, 0.8, 0.85, 0.9, 0.95, 1.0)
 COPY_RULES = ("restates_prompt", "copies_answer")
@@ -223,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="+", help="lm-eval --output_path folders (or samples_*.jsonl files)")
     parser.add_argument("--judge", action="store_true", help="judge the items afresh instead of reading verdicts")
-    parser.add_argument("--metadata", default="{}", help="judge settings as JSON (with --judge)")
+    add_metadata_option(parser, when="with --judge")
     parser.add_argument("--kinds", default="verdict,verdict_ref,verdict_reference",
                         help="which user turns (comma-separated record fields; default: all)")
     parser.add_argument("--json", dest="json_path", help="also write the report as JSON to this file")

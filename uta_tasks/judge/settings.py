@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -228,21 +227,3 @@ def _reject_unknown_keys(metadata: Mapping[str, Any]) -> None:
         if key.startswith("judge"):
             raise JudgeConfigError(f"unknown judge setting {key!r}: valid keys are {sorted(SETTING_KEYS)}")
 
-
-def metadata_from_json(text: str, prog: str) -> dict[str, Any]:
-    """The ``--metadata`` JSON object of a command line, as lm_eval takes it.
-
-    Args:
-        text: the argument.
-        prog: the command, for the message.
-
-    Raises:
-        SystemExit: the text is not a JSON object (the message says so and names the command).
-    """
-    try:
-        metadata = json.loads(text)
-    except ValueError as exc:
-        raise SystemExit(f"{prog}: --metadata must be a JSON object of judge settings ({exc})") from None
-    if not isinstance(metadata, dict):
-        raise SystemExit(f"{prog}: --metadata must be a JSON object of judge settings, not {type(metadata).__name__}")
-    return metadata
