@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,28 @@ def test_calibration_and_retest_read_the_same_on_summary_report_and_gate() -> No
     assert helps["summary"]["calibration"] == helps["report"]["calibration"] == helps["gate"]["calibration"]
     assert helps["report"]["retest"] == helps["gate"]["retest"]
     assert gate_parser().parse_args(["run", "--retest", "r.json", "--calibration", "c.json"]).retest == "r.json"
+
+
+def _render_script():
+    path = Path(__file__).resolve().parents[2] / "scripts" / "render_settings_tables.py"
+    spec = importlib.util.spec_from_file_location("render_settings_tables", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_changed_default_reaches_the_manual_through_one_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from uta_tasks.judge import setting_specs
+
+    script = _render_script()
+    page = script.PAGE.read_text(encoding="utf-8")
+    stale = page.replace("| `judge_concurrency` | `UTA_JUDGE_CONCURRENCY` | `8` |",
+                         "| `judge_concurrency` | `UTA_JUDGE_CONCURRENCY` | `7` |")
+    assert stale != page and script.render(stale) == page == script.render(page)
+    changed = tuple(dataclasses.replace(s, default=16) if s.key == "judge_concurrency" else s
+                    for s in setting_specs.SPECS)
+    monkeypatch.setattr(setting_specs, "SPECS", changed)
+    assert "| `judge_concurrency` | `UTA_JUDGE_CONCURRENCY` | `16` |" in script.render(page)
+    with pytest.raises(ValueError, match="judge-settings:start"):
+        script.render(page.replace("<!-- judge-settings:start -->", ""))
