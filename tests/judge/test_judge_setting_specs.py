@@ -134,12 +134,13 @@ def test_a_changed_default_reaches_the_manual_through_one_command(monkeypatch: p
 
     script = _render_script()
     page = script.PAGE.read_text(encoding="utf-8")
-    stale = page.replace("| `judge_concurrency` | `UTA_JUDGE_CONCURRENCY` | `8` |",
-                         "| `judge_concurrency` | `UTA_JUDGE_CONCURRENCY` | `7` |")
+    row = "| `judge_concurrency` | `UTA_JUDGE_CONCURRENCY` | `{}` |"
+    now = SPEC_BY_KEY["judge_concurrency"].default
+    stale = page.replace(row.format(now), row.format(now + 1))
     assert stale != page and script.render(stale) == page == script.render(page)
-    changed = tuple(dataclasses.replace(s, default=16) if s.key == "judge_concurrency" else s
+    changed = tuple(dataclasses.replace(s, default=now * 2) if s.key == "judge_concurrency" else s
                     for s in setting_specs.SPECS)
     monkeypatch.setattr(setting_specs, "SPECS", changed)
-    assert "| `judge_concurrency` | `UTA_JUDGE_CONCURRENCY` | `16` |" in script.render(page)
+    assert row.format(now * 2) in script.render(page)
     with pytest.raises(ValueError, match="judge-settings:start"):
         script.render(page.replace("<!-- judge-settings:start -->", ""))
