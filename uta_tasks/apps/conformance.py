@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.records import JudgeItem
-from uta_tasks.judge.settings import JudgeSettings, metadata_from_json
+from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.schema.labels import LABELS
 from uta_tasks.schema.verdict import JUDGED, Verdict
 from uta_tasks.templates import TEMPLATES_DIR
@@ -156,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: Arguments (default: ``sys.argv[1:]``).
     """
     parser = argparse.ArgumentParser(prog="uta-conformance", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--metadata", default="{}", help="judge settings as JSON, as lm_eval --metadata takes them")
+    add_metadata_option(parser)
     parser.add_argument("--cases", default=str(CASES), help="cases file (JSON lines; default: the 24 shipped cases)")
     parser.add_argument("--min-binary", type=float, default=0.0,
                         help="share of judged cases whose genuine decision must agree (0-1); below it exit 1")

@@ -28,9 +28,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.prelabel import COPY_THRESHOLD, PRELABEL_MODEL, RULE_LABELS, RULES, prelabel
 from uta_tasks.judge.records import JudgeItem
-from uta_tasks.judge.settings import JudgeSettings, metadata_from_json
+from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.schema.probe import VERDICT_SLOTS
 from uta_tasks.schema.verdict import Verdict
 
@@ -225,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="+", help="lm-eval --output_path folders (or samples_*.jsonl files)")
     parser.add_argument("--judge", action="store_true", help="judge the items afresh instead of reading verdicts")
-    parser.add_argument("--metadata", default="{}", help="judge settings as JSON (with --judge)")
+    add_metadata_option(parser, when="with --judge")
     parser.add_argument("--kinds", default=",".join(VERDICT_SLOTS),
                         help="which user turns (comma-separated record fields; default: all)")
     parser.add_argument("--json", dest="json_path", help="also write the report as JSON to this file")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from uta_tasks.apps.judge_options import add_calibration_option
 from uta_tasks.runs.estimates import EstimateSettings
 from uta_tasks.runs.folder import find_runs
 from uta_tasks.runs.summary import write_summary
@@ -15,8 +16,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="uta-summary", description=__doc__)
     p.add_argument("paths", nargs="+", help="lm-eval --output_path folders or results_*.json files")
     EstimateSettings.add_arguments(p)
-    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out): adds "
-                   "genuine_followup_corrected, the follow-up rate corrected for the judge's error")
+    add_calibration_option(p)
     return p
 
 

@@ -22,44 +22,39 @@ A URL given as ``judge_base_url`` or ``UTA_JUDGE_BASE_URL`` does not receive
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .errors import JudgeConfigError
-from .setting_specs import (
-    PROVIDERS,
-    REASONING_EFFORTS,
-    SPEC_BY_KEY,
-    SPECS,
-    settings_table_markdown,
-)
-from .urls import check_url, is_openai_api
+from .setting_specs import SPEC_BY_FIELD, SPEC_BY_KEY, SPECS, settings_table_markdown
+from .urls import OPENAI_API_URL, is_openai_api
 
-OPENAI_API_URL = "https://api.openai.com/v1"
-DEFAULT_MODEL = "gpt-5.4-mini"
-DEFAULT_PROMPT = "followupeval-v3"
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+DEFAULT_PROMPT: str = SPEC_BY_KEY["judge_prompt"].default
 SETTING_KEYS: tuple[str, ...] = tuple(spec.key for spec in SPECS)
 _TYPO_CUTOFF = 0.8
 
-__all__ = ["SETTING_KEYS", "JudgeSettings", "judging_enabled", "settings_table_markdown", "suggest_key"]
+__all__ = [
+    "OPENAI_API_URL", "SETTING_KEYS", "JudgeSettings", "judging_enabled", "settings_table_markdown", "suggest_key",
+]
 
 
-def default_cache_path() -> Path:
-    """``$XDG_CACHE_HOME/uta-tasks/judge.sqlite`` (``~/.cache/...`` without XDG)."""
-    from uta_tasks.paths import judge_cache
-
-    return judge_cache()
+def _default(name: str) -> Any:
+    """The dataclass default of field ``name``: its spec's (computed when built, for the cache path)."""
+    spec = SPEC_BY_FIELD[name]
+    if spec.default_factory is not None:
+        return dataclasses.field(default_factory=spec.default_factory)
+    return spec.default
 
 
 @dataclass(frozen=True)
 class JudgeSettings:
     """Everything that decides how items are judged. Build with :meth:`from_metadata`.
+
+    Field defaults, ranges and choices are those of :data:`.setting_specs.SPECS`.
 
     Attributes:
         provider: ``"openai"`` (any OpenAI-compatible endpoint) or ``"none"`` (skip judging).
@@ -80,7 +75,7 @@ class JudgeSettings:
         cache: Path of the sqlite cache, or None for no cache.
         cache_namespace: Extra part of every cache key, or None.
         prompt: Prompt template set: a name under ``uta_tasks/templates/judge/`` or a directory.
-        max_unjudged_share: Largest share of unjudged items a run accepts (0-1).
+        max_unjudged_share: Largest share of unjudged items a run accepts.
         prelabel: Label unambiguous items by rules without a judge call (see :mod:`.prelabel`).
         api_key_env_named: True when the user named the key variable (so it may go to
             any endpoint); set by :meth:`from_metadata`.
@@ -88,50 +83,31 @@ class JudgeSettings:
             (paired with its key by the user); set by :meth:`from_metadata`.
     """
 
-    provider: str = "openai"
-    model: str = DEFAULT_MODEL
-    base_url: str = OPENAI_API_URL
-    api_key_env: str = DEFAULT_KEY_ENV
-    concurrency: int = 16
-    concurrency_max: int = 64
-    timeout: float = 120.0
-    max_retries: int = 4
-    rate_limit_wait: float = 600.0
-    backoff_base: float = 1.0
-    backoff_max: float = 60.0
-    max_tokens: int = 4096
-    temperature: float | None = 0.0
-    reasoning_effort: str | None = None
-    cache: str | None = None
-    cache_namespace: str | None = None
-    prompt: str = DEFAULT_PROMPT
-    max_unjudged_share: float = 0.5
-    prelabel: bool = False
+    provider: str = _default("provider")
+    model: str = _default("model")
+    base_url: str = _default("base_url")
+    api_key_env: str = _default("api_key_env")
+    concurrency: int = _default("concurrency")
+    concurrency_max: int = _default("concurrency_max")
+    timeout: float = _default("timeout")
+    max_retries: int = _default("max_retries")
+    rate_limit_wait: float = _default("rate_limit_wait")
+    backoff_base: float = _default("backoff_base")
+    backoff_max: float = _default("backoff_max")
+    max_tokens: int = _default("max_tokens")
+    temperature: float | None = _default("temperature")
+    reasoning_effort: str | None = _default("reasoning_effort")
+    cache: str | None = _default("cache")
+    cache_namespace: str | None = _default("cache_namespace")
+    prompt: str = _default("prompt")
+    max_unjudged_share: float = _default("max_unjudged_share")
+    prelabel: bool = _default("prelabel")
     api_key_env_named: bool = False
     base_url_paired: bool = False
 
     def __post_init__(self) -> None:
-        if self.provider not in PROVIDERS:
-            raise JudgeConfigError(f"judge={self.provider!r}: use one of {PROVIDERS}")
-        _check_range("judge_concurrency", self.concurrency, 1, 1024)
-        _check_range("judge_concurrency_max", self.concurrency_max, 1, 1024)
-        _check_range("judge_timeout", self.timeout, 0.001, 3600)
-        _check_range("judge_max_retries", self.max_retries, 0, 20)
-        _check_range("judge_rate_limit_wait", self.rate_limit_wait, 0, 86400)
-        _check_range("judge_backoff_base", self.backoff_base, 0, 600)
-        _check_range("judge_backoff_max", self.backoff_max, 0, 3600)
-        _check_range("judge_max_tokens", self.max_tokens, 1, 1_000_000)
-        _check_range("judge_max_unjudged_share", self.max_unjudged_share, 0, 1)
-        if self.temperature is not None:
-            _check_range("judge_temperature", self.temperature, 0, 2)
-        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
-            raise JudgeConfigError(
-                f"judge_reasoning_effort={self.reasoning_effort!r}: use one of {REASONING_EFFORTS} "
-                "or leave it unset"
-            )
-        if not self.model:
-            raise JudgeConfigError("judge_model is empty: name the judge model, e.g. gpt-5.4-mini")
-        check_url("judge_base_url", self.base_url)
+        for spec in SPECS:
+            spec.check(getattr(self, spec.field))
 
     @property
     def enabled(self) -> bool:
@@ -198,16 +174,14 @@ class JudgeSettings:
                 raw, source = env[spec.env], f"{spec.key} (from ${spec.env})"
             else:
                 continue
-            values[spec.field] = spec.coerce(source, raw)
+            values[spec.field] = spec.read(source, raw)
         paired_url = (env.get("OPENAI_BASE_URL") or "").strip().rstrip("/")
         if paired_url and "base_url" not in values:
-            values["base_url"] = SPEC_BY_KEY["judge_base_url"].coerce(
+            values["base_url"] = SPEC_BY_KEY["judge_base_url"].read(
                 "judge_base_url (from $OPENAI_BASE_URL)", paired_url
             )
         values["base_url_paired"] = bool(paired_url) and values.get("base_url") == paired_url
         values["api_key_env_named"] = "api_key_env" in values
-        if "cache" not in values:
-            values["cache"] = str(default_cache_path())
         return cls(**values)
 
 
@@ -253,26 +227,3 @@ def _reject_unknown_keys(metadata: Mapping[str, Any]) -> None:
         if key.startswith("judge"):
             raise JudgeConfigError(f"unknown judge setting {key!r}: valid keys are {sorted(SETTING_KEYS)}")
 
-
-def _check_range(key: str, value: float, low: float, high: float) -> None:
-    if not low <= value <= high:
-        raise JudgeConfigError(f"{key}={value!r} is out of range: use a value in [{low}, {high}]")
-
-
-def metadata_from_json(text: str, prog: str) -> dict[str, Any]:
-    """The ``--metadata`` JSON object of a command line, as lm_eval takes it.
-
-    Args:
-        text: the argument.
-        prog: the command, for the message.
-
-    Raises:
-        SystemExit: the text is not a JSON object (the message says so and names the command).
-    """
-    try:
-        metadata = json.loads(text)
-    except ValueError as exc:
-        raise SystemExit(f"{prog}: --metadata must be a JSON object of judge settings ({exc})") from None
-    if not isinstance(metadata, dict):
-        raise SystemExit(f"{prog}: --metadata must be a JSON object of judge settings, not {type(metadata).__name__}")
-    return metadata

@@ -21,6 +21,7 @@ from .errors import JudgeConfigError
 log = logging.getLogger(__name__)
 
 OPENAI_API_HOST = "api.openai.com"
+OPENAI_API_URL = f"https://{OPENAI_API_HOST}/v1"  # the default judge_base_url
 _SECRET_PARAM = re.compile(
     r"^(key|apikey|api[-_]?key|x[-_]api[-_]key|.*[-_]key|.*token|.*secret|password|passwd|pwd|auth"
     r"|authorization|sig|signature|credential|credentials|code)$",

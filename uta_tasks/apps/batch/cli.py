@@ -21,8 +21,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.errors import JudgeConfigError
-from uta_tasks.judge.settings import JudgeSettings, metadata_from_json
+from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.schema.probe import VERDICT_SLOTS
 
 from .flow import BatchOptions, judge_batch
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="uta-batch", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("paths", nargs="+", help="lm-eval --output_path folders (or samples_*.jsonl files)")
-    parser.add_argument("--metadata", default="{}", help="judge settings as JSON, the keys of lm-eval --metadata")
+    add_metadata_option(parser)
     parser.add_argument(
         "--kinds", default=",".join(VERDICT_SLOTS),
         help="which user turns to judge (comma-separated record fields; default: all)",

@@ -23,6 +23,7 @@ from uta_tasks.apps.gate.paper import render_paper_text, run_paper_gate
 from uta_tasks.apps.gate.render_junit import render_junit
 from uta_tasks.apps.gate.render_markdown import render_markdown
 from uta_tasks.apps.gate.render_text import render_text
+from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
 from uta_tasks.paper.families import parse_families
 from uta_tasks.runs.jsonio import dumps_strict
 
@@ -41,9 +42,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", help="the baseline run, for regression rules (max_drop / max_rise)")
     p.add_argument("--strict", action="store_true", default=None,
                    help="decide every rule on the point estimate instead of the interval")
-    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out), read by rules on "
-                   "genuine_followup_corrected")
-    p.add_argument("--retest", help="retest.json of uta-rejudge --retest: flag margins smaller than the judge's spread")
+    add_calibration_option(p)
+    add_retest_option(p)
     p.add_argument("--json", type=Path, help="write the result as JSON here")
     p.add_argument("--junit", type=Path, help="write the result as JUnit XML here")
     p.add_argument("--markdown", type=Path, help="write the result as Markdown here (e.g. for $GITHUB_STEP_SUMMARY)")

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.apps.judge_options import add_judge_setting
 from uta_tasks.lm_eval_compat.logs import UTA_RENDERS_ITSELF
 from uta_tasks.servers.processes import elapsed, run_child
 
 from .command import DEFAULT_TASKS, child_env, lm_eval_command
 from .errors import QuickstartError
-from .judge_choice import LOCAL_SERVERS, OPENAI_JUDGE_MODEL, Judge, choose_judge, judge_endpoint
+from .judge_choice import LOCAL_SERVERS, Judge, choose_judge, judge_endpoint
 from .phases import Phases
 from .summary import find_results, summary_table
 from .verdict_checks import check_run, contradiction_note
@@ -50,9 +51,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--local-judge", choices=LOCAL_SERVERS, default="auto",
                         help="server of the local judge: vllm (no build; auto when vLLM is installed) or llama "
                         "(llama-server, built by scripts/build_llama_server.sh) (default: %(default)s)")
-    parser.add_argument("--judge-base-url", default=None, help="an OpenAI-compatible judge endpoint to use instead")
-    parser.add_argument("--judge-model", default=None,
-                        help=f"judge model name (default: {OPENAI_JUDGE_MODEL} for OpenAI; required with --judge-base-url)")
+    add_judge_setting(parser, "judge_base_url", default=None, note="default: the OpenAI API or the local judge")
+    add_judge_setting(parser, "judge_model", default=None,
+                      note="default: {default} for OpenAI; required with --judge-base-url")
     parser.add_argument("--max-gen-toks", type=int, default=256, help="assistant turn token limit (default: %(default)s)")
     parser.add_argument("--user-max-gen-toks", type=int, default=96, help="user turn token limit (default: %(default)s)")
     parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (default: the tasks' 0)")

@@ -17,7 +17,6 @@ from .errors import QuickstartError
 
 log = logging.getLogger("uta_tasks.apps.quickstart")
 
-OPENAI_JUDGE_MODEL = "gpt-5.4-mini"
 LOCAL_SERVERS = ("auto", "vllm", "llama")
 # The local judge is the embedded 135M model on 127.0.0.1. It runs after generation,
 # when the cores are free, so it gets them all.
@@ -53,6 +52,13 @@ LOCAL_JUDGE_SETTINGS = {
     "judge_max_retries": 0,
     "judge_timeout": 300,
 }
+
+
+def _default(key: str) -> str:
+    """The default of judge setting ``key`` (the one place it is stated: its spec)."""
+    from uta_tasks.judge.setting_specs import SPEC_BY_KEY
+
+    return str(SPEC_BY_KEY[key].default)
 
 
 def local_server_kind(choice: str) -> str:
@@ -115,11 +121,11 @@ class Judge:
             return (
                 f"Verdicts by the LOCAL judge: {self.model} (135M parameters) served by {server} at "
                 f"{self.base_url}. It only shows that the pipeline works end to end; its verdicts are "
-                "not a measurement. Set OPENAI_API_KEY (judge gpt-5.4-mini, as in the paper) or pass "
-                "--judge-base-url/--judge-model for a strong judge."
+                f"not a measurement. Set OPENAI_API_KEY (judge {_default('judge_model')}, as in the paper) or "
+                "pass --judge-base-url/--judge-model for a strong judge."
             )
         if self.kind == "openai":
-            return f"Verdicts by the OpenAI API judge {self.model} ({self.base_url or 'https://api.openai.com/v1'})."
+            return f"Verdicts by the OpenAI API judge {self.model} ({self.base_url or _default('judge_base_url')})."
         if self.kind == "endpoint":
             return f"Verdicts by the judge {self.model} at {self.base_url} (given with --judge-base-url)."
         return "No judge (--judge none): the follow-up rates are empty; only accuracy is measured."
@@ -144,7 +150,7 @@ def choose_judge(args: argparse.Namespace, environ: Mapping[str, str]) -> Judge:
     if args.judge == "openai" or (args.judge == "auto" and has_key):
         if not has_key:
             raise QuickstartError("--judge openai needs the API key in the environment variable OPENAI_API_KEY")
-        return Judge("openai", args.judge_model or OPENAI_JUDGE_MODEL)
+        return Judge("openai", args.judge_model or _default("judge_model"))
     from uta_tasks.servers.llama_server import MODEL_ALIAS
 
     server = local_server_kind(args.local_judge)

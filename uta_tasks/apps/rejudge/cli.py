@@ -9,6 +9,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
+
 log = logging.getLogger("uta_tasks.apps.rejudge")
 
 
@@ -19,7 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Judge the user turns of saved lm-eval samples again (no model needed) and recompute the metrics.",
     )
     parser.add_argument("paths", nargs="+", type=Path, help="lm-eval --output_path folders written with --log_samples")
-    parser.add_argument("--metadata", default="{}", help="judge settings as JSON, the same keys as lm_eval --metadata")
+    add_metadata_option(parser)
     parser.add_argument("--output_path", type=Path, required=True,
                         help="where the re-judged run folder goes (the layout below each given folder is kept)")
     parser.add_argument("--retest", type=int, metavar="K",
@@ -29,8 +31,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bootstrap_iters", type=int, default=100000, help="as lm_eval's (default: %(default)s)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[uta-rejudge] %(message)s", stream=sys.stderr)
-    from uta_tasks.judge.settings import metadata_from_json
-
     metadata = metadata_from_json(args.metadata, "uta-rejudge")
     from uta_tasks.judge import JudgeConfigError, JudgeUnjudgedError
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
 from uta_tasks.apps.report.api import build_report
 from uta_tasks.paper.families import parse_families
 from uta_tasks.runs import EstimateSettings
@@ -26,10 +27,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tolerance", type=float, default=0.0, metavar="PP",
                    help="widen each interval of the reference check by PP percentage points (default 0)")
     EstimateSettings.add_arguments(p)
-    p.add_argument("--calibration", help="judge calibration set (uta-agreement --calibration-out): adds the "
-                   "follow-up rates corrected for the judge's error")
-    p.add_argument("--retest", help="retest.json of uta-rejudge --retest: the judge's own spread, and the rate "
-                   "differences smaller than it")
+    add_calibration_option(p)
+    add_retest_option(p)
     return p
 
 
