@@ -12,7 +12,8 @@ from fault_server import MODEL, FaultConfig, FaultServer, expected_verdict
 from run_builder import Doc, RunSpec, Turn, write_run
 from saved_runs import write_run as write_saved
 
-from uta_tasks.apps.rejudge.retest import measure_task, read_retest
+from uta_tasks.apps.rejudge.retest import measure_task
+from uta_tasks.runs.retest_file import read_retest
 
 DOCS = 12
 FLIPPED_DOCS = (1, 4, 7)  # their user turn flips on the second of three repeats: 3 of 12 = 25%

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from uta_tasks.runs.label_sources import LabelSource
+from uta_tasks.stats.sampling import balanced_hard
 
 from .compare import Comparison, compare
 
@@ -62,27 +63,6 @@ def draw_slices(a: LabelSource, b: LabelSource, size: int = DEFAULT_SIZE, seed: 
     no = [i for i in pool if not x.answers[i][1] and not y.answers[i][1]]
     hard = balanced_hard(disagree, yes, no, size // 2, rng)
     return {"full": common, "random": sorted(picked), "hard": sorted(hard)}
-
-
-def balanced_hard(disagree: Sequence[str], yes: Sequence[str], no: Sequence[str], limit: int,
-                  rng: random.Random) -> list[str]:
-    """The balanced hard-case selection: up to ``limit`` disagreements, then as many agreed
-    items, half agreed-genuine (rounded up) and half agreed-not-genuine, a short side filled
-    from the other.
-
-    Args:
-        disagree: items the two judges disagree on (sorted).
-        yes: items both call genuine (sorted).
-        no: items both call not genuine (sorted).
-        limit: most disagreements to take.
-        rng: the seeded generator.
-    """
-    hard = rng.sample(list(disagree), min(len(disagree), limit))
-    k = len(hard)
-    take_yes = min(len(yes), (k + 1) // 2)
-    take_no = min(len(no), k - take_yes)
-    take_yes = min(len(yes), k - take_no)
-    return hard + rng.sample(list(yes), take_yes) + rng.sample(list(no), take_no)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ judge label.
 - ``hard`` (the paper's hard-case packet, Appendix D.2) needs a second judge's verdicts on
   the same items (``--hard-against FOLDER``): up to ``n // 2`` items where the two judges
   disagree on genuine, plus as many they agree on, half agreed-genuine and half
-  agreed-not-genuine (:func:`uta_tasks.apps.agreement.slices.balanced_hard`). Its rates are not
+  agreed-not-genuine (:func:`uta_tasks.stats.sampling.balanced_hard`). Its rates are not
   the natural ones: never use it as a calibration set.
 - Everything is a function of the seed and the item ids, never of file order or time.
 - Only the ``model``-generated user turns are annotated: the held-out reference turn
@@ -131,7 +131,7 @@ def draw_hard_packet(items: Sequence[SampleItem], other: dict[str, bool], n: int
     Raises:
         ValueError: Bad ``n``, or no item both judges decided.
     """
-    from uta_tasks.apps.agreement.slices import balanced_hard
+    from uta_tasks.stats.sampling import balanced_hard
 
     if n < 2:
         raise ValueError(f"packet size n={n}: a hard-case packet needs at least 2 items")

@@ -117,7 +117,7 @@ def run_gate(
     results = [evaluate_rule(rule, cand, base, settings) for rule in ruleset.rules]
     if retest is not None:
         from uta_tasks.apps.gate.noise import flag_judge_noise
-        from uta_tasks.apps.rejudge.retest import read_retest
+        from uta_tasks.runs.retest_file import read_retest
 
         try:
             flag_judge_noise(results, read_retest(retest), cand)

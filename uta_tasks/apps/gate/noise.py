@@ -19,10 +19,10 @@ def flag_judge_noise(results: list[RuleResult], retest: dict[str, Any], cand: Si
 
     Args:
         results: the gate's results (changed in place).
-        retest: task -> retest measures (:func:`uta_tasks.apps.rejudge.retest.read_retest`).
+        retest: task -> retest measures (:func:`uta_tasks.runs.retest_file.read_retest`).
         cand: the candidate run (for a group's member tasks).
     """
-    from uta_tasks.apps.rejudge.retest import spread_of
+    from uta_tasks.runs.retest_file import spread_of
 
     for result in results:
         if result.status == ERROR or result.value is None:

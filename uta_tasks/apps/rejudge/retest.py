@@ -11,8 +11,9 @@ it reports, over the turns judged in every repeat:
 - ``alpha``: Krippendorff's alpha (nominal, binary) of the genuine decision with the repeats
   as raters, and its bootstrap interval (:mod:`uta_tasks.stats.alpha`).
 
-``retest.json`` (schema ``uta-retest/1``) holds these; ``uta-report --retest`` and
-``uta-gate --retest`` read it and flag a rate difference smaller than the spread.
+``retest.json`` (schema ``uta-retest/1``, read by :mod:`uta_tasks.runs.retest_file`) holds
+these; ``uta-report --retest`` and ``uta-gate --retest`` read it and flag a rate difference
+smaller than the spread.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs.retest_file import FILE_NAME, SCHEMA
 from uta_tasks.schema.probe import VERDICT, ProbeRecord
 from uta_tasks.stats.alpha import Alpha, krippendorff_alpha
 
-SCHEMA = "uta-retest/1"
 MIN_REPEATS = 3
 Unit = tuple[int, int, str]  # (sample index, repeat index, record field)
 
@@ -147,41 +148,10 @@ def write_retest(results: Sequence[TaskRetest], output_path: Path, judge: dict[s
         judge: the judge description (model, prompt version, sampling; never a key).
     """
     output_path.mkdir(parents=True, exist_ok=True)
-    path = output_path / "retest.json"
+    path = output_path / FILE_NAME
     data = {"schema": SCHEMA, "judge": judge, "tasks": {r.task: r.to_dict() for r in results}}
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return path
-
-
-def read_retest(path: str | Path) -> dict[str, Any]:
-    """Read ``retest.json``; returns task -> its measures (the dicts of :class:`TaskRetest`).
-
-    Args:
-        path: the file (or the folder holding it).
-
-    Raises:
-        ValueError: unreadable or not a retest file.
-    """
-    p = Path(path).expanduser()
-    p = p / "retest.json" if p.is_dir() else p
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"cannot read the retest file {p} ({exc}): write it with uta-rejudge --retest K") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise ValueError(f"{p} is not a retest file (schema {SCHEMA}): write it with uta-rejudge --retest K")
-    return dict(data["tasks"])
-
-
-def spread_of(retest_tasks: dict[str, Any], tasks: Sequence[str]) -> float | None:
-    """The largest judge spread among ``tasks`` (None when the retest measured none of them).
-
-    Args:
-        retest_tasks: from :func:`read_retest`.
-        tasks: task names (a group's members).
-    """
-    found = [retest_tasks[t]["spread"] for t in tasks if t in retest_tasks and retest_tasks[t]["spread"] is not None]
-    return max(found) if found else None
 
 
 def render(results: Sequence[TaskRetest]) -> str:

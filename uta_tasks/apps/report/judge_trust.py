@@ -26,8 +26,8 @@ def read_inputs(calibration: str | Path | None,
         calibration: the calibration file, or None.
         retest: the ``retest.json`` (or its folder), or None.
     """
-    from uta_tasks.apps.rejudge.retest import read_retest
     from uta_tasks.runs.calibration import read_calibration
+    from uta_tasks.runs.retest_file import read_retest
 
     return (None if calibration is None else read_calibration(calibration),
             None if retest is None else read_retest(retest))
@@ -86,7 +86,7 @@ def within_noise(data: ReportData) -> Table | None:
     """
     if data.retest is None:
         return None
-    from uta_tasks.apps.rejudge.retest import spread_of
+    from uta_tasks.runs.retest_file import spread_of
 
     table = Table("within-noise", "Differences within the judge's noise",
                   "Perturbed minus base follow-up rate where the difference is smaller than the judge's own "
