@@ -174,8 +174,9 @@ def test_invite_link_opens_the_page_for_its_annotator_only(driver, tmp_path: Pat
         assert secret not in driver.current_url
         assert driver.find_element(By.ID, "progress").text.startswith("alice · item 1 of 4")
         _press(driver, "1", "y")
-        _wait(driver, lambda b: _selected(b) == (LABELS[0], "true") and b.find_element(By.ID, "status").text
-              == "Saved", "saved through the link")
+        _wait(driver, lambda b: b.execute_script("return document.body.dataset.state") == "ready"
+              and _selected(b) == (LABELS[0], "true") and b.find_element(By.ID, "status").text == "Saved",
+              "saved through the link")
         driver.refresh()  # the tab keeps the key: the page comes back for alice, with her answer
         _ready_at(driver, 0)
         assert _selected(driver) == (LABELS[0], "true")

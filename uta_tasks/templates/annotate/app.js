@@ -108,12 +108,17 @@
         const body = JSON.stringify(Object.assign({ annotator, position }, changes));
         const data = await api("/api/answer", { method: "POST", headers: { "Content-Type": "application/json" }, body });
         answered = data.answered;
-        if (item && item.position === position) {
+        // Only the last of a burst of saves (a label key, then y) speaks: an earlier reply
+        // would show the answer without the change still on its way, and "Saved" too soon.
+        const last = pendingSaves === 1;
+        if (last && item && item.position === position) {
           item.answer = data.answer;
           showAnswer();
         }
         showProgress();
-        setStatus("Saved", "ok");
+        if (last) {
+          setStatus("Saved", "ok");
+        }
       } catch (error) {
         setStatus(`Not saved: ${error.message}`, "error");
       } finally {
