@@ -25,6 +25,11 @@ FAST_TESTS ?= tests/pipeline tests/probe
 SIDE_LOG ?= .cache/make-test-side.log
 FAST_LOG ?= .cache/make-test-fast.log
 SLOW_LOG ?= .cache/make-test-slow.log
+# make test: the two pytest processes generate at the same time, so each model runs on one
+# thread (torch through OpenMP, and vLLM's CPU worker, which otherwise binds a thread to every
+# core): spinning OpenMP threads of two processes on two cores run several times slower than
+# one thread each (docs/test-speed.md).
+TEST_THREADS_ENV ?= OMP_NUM_THREADS=1 VLLM_CPU_OMP_THREADS_BIND=nobind
 
 .PHONY: help setup setup-all setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint docs generate quickstart wheel clean distclean
 
@@ -68,9 +73,9 @@ test: setup-all
 	@mkdir -p $(dir $(SIDE_LOG)) $(dir $(FAST_LOG)); \
 	( $(MAKE) --no-print-directory lint docs test-lm05 >$(SIDE_LOG) 2>&1; rc=$$?; \
 	  sed 's/^/[lint+docs+lm05] /' $(SIDE_LOG); echo "[lint+docs+lm05] exit $$rc"; exit $$rc ) & side=$$!; \
-	( $(VPY) -m pytest -m "not slow or standalone" -p no:cacheprovider --durations=20 $(PYTEST_ARGS) >$(FAST_LOG) 2>&1; rc=$$?; \
+	( $(TEST_THREADS_ENV) $(VPY) -m pytest -m "not slow or standalone" -p no:cacheprovider --durations=20 $(PYTEST_ARGS) >$(FAST_LOG) 2>&1; rc=$$?; \
 	  sed 's/^/[fast+standalone] /' $(FAST_LOG); echo "[fast+standalone] exit $$rc"; exit $$rc ) & fast=$$!; \
-	{ $(VPY) -m pytest -m "slow and not standalone" --durations=20 $(PYTEST_ARGS); echo $$? >$(SLOW_LOG).rc; } | tee $(SLOW_LOG); slow=$$(cat $(SLOW_LOG).rc); \
+	{ $(TEST_THREADS_ENV) $(VPY) -m pytest -m "slow and not standalone" --durations=20 $(PYTEST_ARGS); echo $$? >$(SLOW_LOG).rc; } | tee $(SLOW_LOG); slow=$$(cat $(SLOW_LOG).rc); \
 	wait $$fast; fast=$$?; wait $$side; side=$$?; \
 	echo "make test: slow tests exit $$slow, fast and standalone tests exit $$fast, lint + docs + lm-eval 0.5 exit $$side" >&2; \
 	totals=$$(grep -hE '(passed|failed|errors?)(,.*)? in [0-9.]+s' $(SLOW_LOG) $(FAST_LOG) $(SIDE_LOG) | \
