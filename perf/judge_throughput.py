@@ -10,7 +10,7 @@ In one process, on distinct items of the same shape (no judge cache), it runs:
 - ``fixed 64, old retries``: a fixed window of 64 where every 429 uses up one of the
   item's retries (``judge_rate_limit_wait=0``, the client before adaptive concurrency);
 - ``fixed 64``: a fixed window of 64 with the rate-limit budget (429s are free retries);
-- ``adaptive``: the default settings (start 16, cap 64).
+- ``adaptive``: the default settings (``judge_concurrency`` and ``judge_concurrency_max``).
 
 It prints, per run: seconds, verdicts/s (judged items per second: a lost verdict does
 not count), that divided by K / latency (goal >= 0.85 for the adaptive window in every

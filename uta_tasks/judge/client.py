@@ -190,11 +190,14 @@ class JudgeClient:
             request = self.params.build(messages)
             outcome.calls += 1
             try:
-                response = await asyncio.wait_for(
-                    self._client.chat.completions.with_raw_response.create(**request),
+                # client.post (the SDK's documented way to an endpoint as-is) sends the same JSON
+                # as chat.completions.create, without walking the parameters through its
+                # TypedDict transform on every request (about 0.7 ms of event-loop time each,
+                # a few points of throughput at a hundred requests a second).
+                body = await asyncio.wait_for(
+                    self._client.post("/chat/completions", body=request, cast_to=str),
                     timeout=self.settings.timeout,
                 )
-                body = response.text
                 signal = OK
             except (asyncio.TimeoutError, openai.APITimeoutError):
                 signal = OVERLOAD

@@ -9,8 +9,12 @@ The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency
   :data:`LATENCY_TOLERANCE` times the lowest smoothed latency of the run. Smoothing
   keeps short and long replies from deciding alone; a server that queues requests
   instead of rejecting them (llama-server, ``vllm serve``) raises it and stops growth.
-  Until the first overload the window grows by one per success (it doubles every round
-  trip, like TCP's slow start). After it the window remembers the last window that was
+  Until the first overload the window grows by :data:`SLOW_START_STEP` per success (x1.5
+  every round trip: a slow start, limited as in RFC 3742 because a window's answers come
+  back together, so a doubling is sent in one burst before the first 429 of it can be
+  read). In that slow start, requests beyond the most that have succeeded so far go out
+  one per pass of the event loop, so the loop reads the answers that arrived (a 429 comes
+  back at once) before it sends the next one. After the first overload the window remembers the last window that was
   rejected (the *ceiling*): below it, it grows by :data:`RECOVERY` per window of successes
   (back to the endpoint's capacity within a round trip or two); within half a request of
   it, by one per :data:`PLATEAU` windows of successes, so the window stays at the
@@ -26,7 +30,7 @@ The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency
   it again), never below 1. A gentle factor keeps the window near the endpoint's
   capacity; the rejected requests cost no retries (see :mod:`.client`). A decrease also
   caps the window at the most requests in flight that a request which succeeded since the
-  previous decrease was sent with: slow start may have doubled far past the endpoint's
+  previous decrease was sent with: slow start may have grown far past the endpoint's
   capacity before the first 429 was read (on a busy machine), and a small endpoint
   rejects most of a first window that starts above its capacity; either would otherwise
   take many round trips of 429s to come down. That cap is only what had *returned* when
@@ -56,6 +60,7 @@ from dataclasses import dataclass
 DECREASE = 0.9
 RECOVERY = 2.0
 PLATEAU = 8.0
+SLOW_START_STEP = 0.5
 LATENCY_TOLERANCE = 2.0
 SMOOTHING = 0.05
 FLOOR = 1
@@ -112,6 +117,7 @@ class AdaptiveLimit:
         self.adaptive = cap > start
         self.cap = float(max(cap, start))
         self.limit = float(start)
+        self._start = float(start)
         self.in_flight = 0
         self.stats = LimiterStats(peak=self.limit)
         self._clock = clock
@@ -126,6 +132,7 @@ class AdaptiveLimit:
         self._resume_at = 0.0
         self._waiters: deque[asyncio.Future[Slot]] = deque()
         self._timer: asyncio.TimerHandle | None = None
+        self._pacing = False  # slow start: a request beyond what succeeded was granted in this loop pass
 
     @property
     def window(self) -> int:
@@ -186,7 +193,7 @@ class AdaptiveLimit:
         if not self.adaptive or not busy or smoothed > LATENCY_TOLERANCE * self._lowest:
             return
         if self.limit < self._threshold:
-            step = 1.0
+            step = SLOW_START_STEP
         elif self.limit < self._ceiling - 0.5:
             step = RECOVERY / self.limit
         else:
@@ -228,12 +235,22 @@ class AdaptiveLimit:
         while self._waiters and self._waiters[0].done():
             self._waiters.popleft()  # cancelled waiters
         while self._waiters and self._can_start():
+            unproven = self._threshold == math.inf and self.in_flight >= max(self._proven, self._start)
+            if unproven and self._pacing:
+                break
             future = self._waiters.popleft()
             if not future.done():
                 future.set_result(self._grant())
+                if unproven:
+                    self._pacing = True
+                    asyncio.get_running_loop().call_soon(self._unpace)
         if self._waiters and self.in_flight < self.window and self._timer is None:
             loop = asyncio.get_running_loop()
             self._timer = loop.call_later(max(0.0, self._resume_at - self._clock()), self._on_timer)
+
+    def _unpace(self) -> None:
+        self._pacing = False
+        self._wake()
 
     def _on_timer(self) -> None:
         self._timer = None

@@ -148,7 +148,7 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("judge_api_key_env", "api_key_env", "env_name", "OPENAI_API_KEY",
                 "*name* of the variable holding the key. `OPENAI_API_KEY` is sent only to the OpenAI API, "
                 "to the URL in `OPENAI_BASE_URL`, or when this setting names it"),
-    SettingSpec("judge_concurrency", "concurrency", "int", 16,
+    SettingSpec("judge_concurrency", "concurrency", "int", 24,
                 "requests in flight at the start; the window then adapts up to `judge_concurrency_max`",
                 low=1, high=1024),
     SettingSpec("judge_concurrency_max", "concurrency_max", "int", 64,
