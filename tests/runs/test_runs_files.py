@@ -33,6 +33,16 @@ def test_read_json_accepts_lm_evals_bare_nan(tmp_path):
         read_json(path)
 
 
+def test_a_bad_samples_line_is_refused_naming_file_and_line(tmp_path):
+    path = tmp_path / "samples_uta_gsm8k_x.jsonl"
+    path.write_text('\n{"filtered_resps": [[]]}\n')  # a blank line, then a sample without doc_id
+    with pytest.raises(ValueError, match=rf"{path.name}:2: no integer doc_id"):
+        read_samples(path)
+    path.write_text('{"doc_id": 0, "filtered_resps": [[]]}\n{"doc_id": \n')
+    with pytest.raises(ValueError, match=rf"{path.name}:2 is not valid JSON"):
+        read_samples(path)
+
+
 def test_find_runs_pairs_each_results_file_with_its_samples(tmp_path):
     spec = {"uta_gsm8k": docs([True]), "uta_gsm8k_trunc": docs([False])}
     old = write_run(tmp_path, RunSpec(spec, date_id="2025-01-01T00-00-00.000000"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,27 @@ def read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not valid JSON ({exc}); is the run still being written?") from None
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
+    """Each non-blank line of a JSON Lines file, decoded, with ``path:line`` for messages.
+
+    Args:
+        path: the file.
+
+    Raises:
+        ValueError: a line is not valid JSON (the message names file and line).
+    """
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{where} is not valid JSON ({exc})") from None
+            yield where, row
 
 
 def strict(value: Any) -> Any:

@@ -19,11 +19,11 @@ The same item id twice in one source must carry the same answer, else it is an e
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from uta_tasks.runs.jsonio import read_jsonl
 from uta_tasks.runs.sample_items import sample_items
 from uta_tasks.schema.labels import LABELS
 from uta_tasks.schema.verdict import Verdict
@@ -122,27 +122,19 @@ def _from_jsonl(name: str | None, path: Path) -> list[LabelSource]:
     per_rater: dict[str | None, LabelSource] = {}
     skipped: dict[str | None, int] = defaultdict(int)
     base = name or path.stem
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{where} is not JSON ({exc})") from None
-            if not isinstance(row, dict) or not isinstance(row.get("item_id"), str):
-                raise ValueError(f"{where}: expected an object with item_id, label and genuine")
-            annotator = row.get("annotator")
-            rater = None if annotator is None else str(annotator)
-            if rater not in per_rater:
-                display = base if rater is None else f"{base}:{rater}"
-                per_rater[rater] = LabelSource(name=display, path=str(path), rater=rater or base)
-            verdict = Verdict.from_label_row(row)
-            if verdict is None or not verdict.judged or verdict.label is None or verdict.genuine is None:
-                skipped[rater] += 1
-                continue
-            per_rater[rater].add(row["item_id"], _answer(verdict.label, verdict.genuine, where), where)
+    for where, row in read_jsonl(path):
+        if not isinstance(row, dict) or not isinstance(row.get("item_id"), str):
+            raise ValueError(f"{where}: expected an object with item_id, label and genuine")
+        annotator = row.get("annotator")
+        rater = None if annotator is None else str(annotator)
+        if rater not in per_rater:
+            display = base if rater is None else f"{base}:{rater}"
+            per_rater[rater] = LabelSource(name=display, path=str(path), rater=rater or base)
+        verdict = Verdict.from_label_row(row)
+        if verdict is None or not verdict.judged or verdict.label is None or verdict.genuine is None:
+            skipped[rater] += 1
+            continue
+        per_rater[rater].add(row["item_id"], _answer(verdict.label, verdict.genuine, where), where)
     if not per_rater:
         raise ValueError(f"{path} holds no label: expected JSON lines with item_id, label and genuine")
     for rater, source in per_rater.items():

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs.samples import read_samples
 from uta_tasks.schema.probe import ProbeRecord
 
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
@@ -79,27 +80,15 @@ def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, ProbeRecord]]
         samples: The file.
 
     Yields:
-        ``(doc_id, repeat, record)``; the record is :meth:`ProbeRecord.from_json` of each
-        element of the sample's ``filtered_resps[0]``.
+        ``(doc_id, repeat, record)`` in doc order, as :func:`uta_tasks.runs.samples.read_samples`
+        (the one parser of samples lines) decodes them.
 
     Raises:
         ValueError: A line is not a logged uta sample; the message names file and line.
     """
-    with samples.path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                sample = json.loads(line)
-                responses = sample["filtered_resps"][0]
-                records = [ProbeRecord.from_json(text) for text in responses]
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                raise ValueError(
-                    f"{samples.path}:{number} is not a logged uta sample ({exc}): expected filtered_resps[0] "
-                    "to hold the probe records as JSON strings"
-                ) from None
-            for repeat, record in enumerate(records):
-                yield int(sample.get("doc_id", number - 1)), repeat, record
+    for doc in read_samples(samples.path):
+        for repeat, record in enumerate(doc.records):
+            yield doc.doc_id, repeat, record
 
 
 def _model_of(samples_path: Path, date: str) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs.jsonio import read_jsonl
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
 
@@ -57,16 +58,10 @@ def read_samples(path: Path) -> list[DocSample]:
         path: the samples file.
     """
     docs: list[DocSample] = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{line_no}"
-            try:
-                sample = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where} is not valid JSON ({exc})") from None
-            metrics = {k: sample[k] for k in sample.get("metrics", []) if k in sample}
-            docs.append(DocSample(int(sample[output.SAMPLE_DOC_ID]), decode_records(sample, where), metrics))
+    for where, sample in read_jsonl(path):
+        if not isinstance(sample, dict) or not isinstance(sample.get(output.SAMPLE_DOC_ID), int):
+            raise ValueError(f"{where}: no integer {output.SAMPLE_DOC_ID}; is this a uta task's samples file?")
+        metrics = {k: sample[k] for k in sample.get("metrics", []) if k in sample}
+        docs.append(DocSample(sample[output.SAMPLE_DOC_ID], decode_records(sample, where), metrics))
     docs.sort(key=lambda d: d.doc_id)
     return docs
