@@ -1,17 +1,24 @@
 """Build ``uta_tasks/paper/cells_v1.json`` from the paper's seed text.
 
-    python -m uta_tasks.paper.build [--tables FILE] [--summary FILE] [--out FILE]
+    python -m uta_tasks.paper.build [--tables FILE] [--summary FILE] [--page FILE] [--out FILE]
 
 ``--tables`` is the paper's figures-and-tables text (every table's cells as published,
 one cell a line; default: the copy under ``tests/fixtures/paper/``), ``--summary`` the
-text holding the numbers the tables lack (default: the excerpt copy beside it). Each
+text holding the numbers the tables lack (default: the excerpt copy beside it), ``--page``
+the paper's page with its section summaries (Appendix D.1's per-model numbers). Each
 table is read by its caption, its printed header and its rows; a row whose cell count
 differs from the header's fails the build. Notes are added, never resolved:
 
 * the same quantity published twice with different values (Table 1 "Full" vs Table 5 at
   T = 0, Table 2 "Base" vs Table 3, Table 1's right-panel "Base" vs Table 5);
-* a rate that no ``k / n_docs`` rounds to, with the largest denominator every rate of that
-  benchmark and table fits (Coval: k/93, not k/100).
+* a rate that no ``k / n_docs`` rounds to, with the denominator every rate of that benchmark
+  and table fits: the largest below ``n_docs`` (Coval: k/93, not k/100), else a multiple of
+  ``n_docs`` (Fig. 3's GPQA accuracies: k/396), else the range searched in vain;
+* a rate that does fit ``n_docs`` while others of its table do not, with its ``k``;
+* Table 6's label sums, with the text's ``plausible_followup`` shares and what is left for
+  ``other``; a figure caption that its own numbers contradict.
+
+Every arithmetic claim of a note is recomputed by ``tests/paper/test_paper_notes.py``.
 """
 
 from __future__ import annotations
@@ -32,11 +39,12 @@ from uta_tasks.paper.cells import (
     PaperReference,
 )
 from uta_tasks.paper.models import GLM, GPT_OSS, QWEN, paper_model
-from uta_tasks.paper.text_cells import TEXT_CELLS
+from uta_tasks.paper.text_cells import PAGE, TEXT_CELLS
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TABLES = REPO / "tests" / "fixtures" / "paper" / "paper-figures-and-tables.txt"
 DEFAULT_SUMMARY = REPO / "tests" / "fixtures" / "paper" / "paper-summary-excerpts.txt"
+DEFAULT_PAGE = REPO / "tests" / "fixtures" / "paper" / "paper-page-with-tables.txt"
 DEFAULT_OUT = REPO / "uta_tasks" / "paper" / "cells_v1.json"
 
 # Documents per benchmark in the paper (self-generated: the five; held-out: HealthBench, Coval).
@@ -48,7 +56,11 @@ FAMILY_DOCS = {QWEN: 2 * PER_MODEL, GPT_OSS: 2 * PER_MODEL, GLM: PER_MODEL}
 REFERENCE_NOTES = (
     "Table 3 in the seed text lists 6 of the 8 Qwen3.5 models and Table 4 lists 5; the other rows' "
     "numbers that the text states are text cells.",
-    "Table 2 does not state its temperature; its cells are recorded at T = 0 like Tables 3 and 5.",
+    "Table 2 is at T = 0: its caption gives no temperature, and the summary states it twice: \"collaboration-oriented "
+    "SFT raises follow-up rates at T=0 from ~1% to 46–48% on verifiable benchmarks (Table 2)\" and \"the base "
+    "Qwen3.5-2B model already achieves 36.7% and 19.4% follow-up rates at T=0\".",
+    "Section 3.3's IFBench accuracies (21.6% and 51.6%) and Appendix D.1's rates of gpt-oss-120b on HealthBench and "
+    "Coval are recorded at T = 0 like the paper's other tables; their sentences give no temperature.",
     "Table 6 pools each family over its models and the five self-generated benchmarks: 5,612 generations "
     f"for Qwen3.5 and gpt-oss are two models x {PER_MODEL:,} documents, 2,806 for GLM-4.7 one model; the "
     "paper does not say which two Qwen3.5 models.",
@@ -226,22 +238,26 @@ def table_cells(lines: list[str], spec: TableSpec) -> list[tuple[Cell, str]]:
     return out
 
 
-def text_cells(summary: str) -> list[tuple[Cell, str]]:
-    """The cells of :data:`TEXT_CELLS`, each checked against the summary text.
+def text_cells(summary: str, page: str = "") -> list[tuple[Cell, str]]:
+    """The cells of :data:`TEXT_CELLS`, each checked against its seed text.
 
     Args:
-        summary: the text the quotes come from.
+        summary: the summary text most quotes come from.
+        page: the paper's page text (quotes whose ``seed`` is ``page``).
     """
-    flat = " ".join(summary.split())
+    flat = {"summary": " ".join(summary.split()), PAGE: " ".join(page.split())}
     out: list[tuple[Cell, str]] = []
     for tc in TEXT_CELLS:
-        if " ".join(tc.quote.split()) not in flat:
-            raise SeedFormatError(f"{tc.source}: quote not in the summary: {tc.quote!r}")
+        if " ".join(tc.quote.split()) not in flat[tc.seed]:
+            raise SeedFormatError(f"{tc.source}: quote not in the {tc.seed} text: {tc.quote!r}")
         if tc.printed not in tc.quote:
             raise SeedFormatError(f"{tc.source}: {tc.printed} does not occur in its quote {tc.quote!r}")
-        found = paper_model(tc.model)
-        model, family = (found.model, found.family) if found else (tc.model, None)
-        n_docs = N_DOCS.get(tc.benchmark) if tc.benchmark else None
+        if tc.source == "Table 6":  # a label share, pooled over a family
+            model, family, n_docs = tc.model, tc.model, FAMILY_DOCS[tc.model]
+        else:
+            found = paper_model(tc.model)
+            model, family = (found.model, found.family) if found else (tc.model, None)
+            n_docs = N_DOCS.get(tc.benchmark) if tc.benchmark else tc.n
         cell = Cell(_cell_id(tc.source, model, tc.benchmark, tc.perturbation, tc.temperature, tc.metric), tc.source,
                     tc.model, tc.metric, model, family, tc.benchmark, tc.perturbation, tc.temperature, tc.metric,
                     float(tc.printed), tc.unit, n_docs if tc.unit == "%" else None,  # type: ignore[arg-type]
@@ -286,53 +302,106 @@ def add_notes(cells: list[tuple[Cell, str]]) -> list[Cell]:
         for c in group:
             notes[c.id].append(f"The paper gives the {what} of {model} on {bench} at T={t:g} differently: {listed}.")
     n_of: dict[str, int | None] = {}
-    by_table_bench: dict[tuple[str, str], list[tuple[Cell, str]]] = defaultdict(list)
+    by_table_bench: dict[tuple[str, str, str], list[tuple[Cell, str]]] = defaultdict(list)
     for cell, printed in cells:
         if cell.unit == "%" and cell.n is not None and cell.benchmark is not None:
-            by_table_bench[(cell.source, cell.benchmark)].append((cell, printed))
-    for (source, bench), printed_group in by_table_bench.items():
+            by_table_bench[(cell.source, cell.benchmark, cell.metric)].append((cell, printed))
+    for (source, bench, metric), printed_group in by_table_bench.items():
         n_docs = printed_group[0][0].n_docs or 0
-        if all(fits(p, n_docs) for _, p in printed_group):
+        if len(printed_group) < 2 or all(fits(p, n_docs) for _, p in printed_group):
             continue
-        n_fit = next((n for n in range(n_docs - 1, int(n_docs * 0.8), -1)
-                      if all(fits(p, n) for _, p in printed_group)), None)
+        n_fit = common_denominator([p for _, p in printed_group], n_docs)
+        what = f"every {source} {metric} on {bench}"
+        fitted = (f"{what} is k/{n_fit}" if n_fit else
+                  f"no denominator from {_lowest(n_docs)} to {n_docs - 1} or multiple of {n_docs} up to "
+                  f"{_MULTIPLES * n_docs} fits {what}")
         for cell, printed in printed_group:
-            n_of[cell.id] = n_fit
-            fitted = f"every {source} rate on {bench} is k/{n_fit}" if n_fit else "no common denominator fits"
-            notes[cell.id].append(f"{printed}% is not k/{n_docs} for any k ({n_docs} documents): {fitted}.")
+            n_of[cell.id] = n_fit if n_fit and n_fit < n_docs and cell.metric == _RATE else None
+            if fits(printed, n_docs):
+                notes[cell.id].append(f"{printed}% is {_k(printed, n_docs)}/{n_docs}, but not every {source} "
+                                      f"{metric} on {bench} is k/{n_docs}: {fitted}.")
+            else:
+                notes[cell.id].append(f"{printed}% is not k/{n_docs} for any k ({n_docs} documents): {fitted}.")
     out = []
     for cell, printed in cells:
-        if cell.n is not None and cell.benchmark is not None and cell.id not in n_of and not fits(printed, cell.n):
+        if cell.unit == "%" and cell.n is not None and cell.id not in n_of and not fits(printed, cell.n):
             notes[cell.id].append(f"{printed}% is not k/{cell.n} for any k.")
             n_of[cell.id] = None
+        notes[cell.id].extend(_caption_notes(cell, cells))
         out.append(replace(cell, n=n_of.get(cell.id, cell.n), notes=tuple(notes[cell.id])))
     return out
 
 
+_MULTIPLES = 4
+
+
+def _lowest(n_docs: int) -> int:
+    return int(n_docs * 0.8) + 1
+
+
+def _k(printed: str, n: int) -> int:
+    """The ``k`` whose ``k / n`` rounds to the printed value (the nearest one)."""
+    value = float(printed)
+    return min((j for j in range(n + 1) if abs(100.0 * j / n - value) <= _precision(printed)),
+               key=lambda j: abs(100.0 * j / n - value))
+
+
+def common_denominator(printed: list[str], n_docs: int) -> int | None:
+    """The denominator every printed rate fits: the largest from 80% of ``n_docs`` up to ``n_docs - 1``
+    (documents dropped), else the smallest multiple of ``n_docs`` up to 4x (several samples a document).
+
+    Args:
+        printed: the values as printed.
+        n_docs: the benchmark's documents.
+    """
+    candidates = [*range(n_docs - 1, _lowest(n_docs) - 1, -1), *(m * n_docs for m in range(2, _MULTIPLES + 1))]
+    return next((n for n in candidates if all(fits(p, n) for p in printed)), None)
+
+
+# Fig. 3's caption: "gpt-oss models produce the highest follow-up on GPQA despite lower accuracy than ..."
+_FIG3_CLAIM = "despite lower accuracy than Qwen3.5 or GLM-4.7"
+
+
+def _caption_notes(cell: Cell, cells: list[tuple[Cell, str]]) -> tuple[str, ...]:
+    """Fig. 3's caption against its own GPQA Diamond accuracies: a gpt-oss model above another family."""
+    if (cell.source, cell.benchmark, cell.metric) != ("Fig. 3", "gpqa_diamond", _ACC):
+        return ()
+    fig3 = [c for c, _ in cells if (c.source, c.benchmark, c.metric) == ("Fig. 3", "gpqa_diamond", _ACC)]
+    pairs = [(g, o) for g in fig3 if g.family == GPT_OSS for o in fig3 if o.family != GPT_OSS and g.value > o.value]
+    return tuple(f"Fig. 3's caption says gpt-oss has lower GPQA accuracy (\"{_FIG3_CLAIM}\"), but {g.row}'s "
+                 f"{g.value}% is above {o.row}'s {o.value}%." for g, o in pairs if cell in (g, o))
+
+
 def _label_sums(cells: list[Cell]) -> tuple[str, ...]:
     sums: dict[str, float] = defaultdict(float)
+    followup: dict[str, float] = {}
     for c in cells:
-        if c.source == "Table 6":
+        if c.source == "Table 6" and c.origin == "table":
             sums[c.model] += c.value
-    return tuple(f"Table 6: the printed labels of {fam} sum to {total:.1f}% (plausible_followup and other are not "
-                 "printed)." for fam, total in sums.items())
+        elif c.source == "Table 6" and c.metric == "label_plausible_followup":
+            followup[c.model] = c.value
+    return tuple(f"Table 6: the printed labels of {fam} sum to {total:.1f}%; with plausible_followup at "
+                 f"{followup[fam]:.1f}% (the summary) that leaves {100 - total - followup[fam]:.1f}% for other."
+                 for fam, total in sums.items())
 
 
-def build(tables_text: str, summary_text: str) -> PaperReference:
+def build(tables_text: str, summary_text: str, page_text: str = "") -> PaperReference:
     """The paper reference from the seed texts.
 
     Args:
         tables_text: the figures-and-tables text.
         summary_text: the summary text.
+        page_text: the paper's page text.
     """
     lines = [line.strip() for line in tables_text.splitlines()]
-    raw = [pair for spec in TABLES for pair in table_cells(lines, spec)] + text_cells(summary_text)
+    raw = [pair for spec in TABLES for pair in table_cells(lines, spec)] + text_cells(summary_text, page_text)
     ids = [c.id for c, _ in raw]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise SeedFormatError(f"duplicate cell ids: {dupes}")
     cells = add_notes(raw)
-    return PaperReference("gpt-5.4-mini", ("followupeval-v2", "followupeval-v3"), "trace", tuple(cells),
+    prompts = ("followupeval-v2", "followupeval-v3", "followupeval-v4")
+    return PaperReference("gpt-5.4-mini", prompts, "trace", tuple(cells),
                           (*REFERENCE_NOTES, *_label_sums(cells)))
 
 
@@ -355,10 +424,12 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tables", type=Path, default=DEFAULT_TABLES, help="the paper's figures-and-tables text")
     p.add_argument("--summary", type=Path, default=DEFAULT_SUMMARY, help="the text holding the text-only numbers")
+    p.add_argument("--page", type=Path, default=DEFAULT_PAGE, help="the paper's page text (Appendix D.1's numbers)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the cells file")
     args = p.parse_args(argv)
     try:
-        reference = build(args.tables.read_text(encoding="utf-8"), args.summary.read_text(encoding="utf-8"))
+        reference = build(args.tables.read_text(encoding="utf-8"), args.summary.read_text(encoding="utf-8"),
+                          args.page.read_text(encoding="utf-8"))
     except (OSError, SeedFormatError) as exc:
         print(f"paper cells: {exc}", file=sys.stderr)
         return 2
