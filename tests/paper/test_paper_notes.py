@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import pytest
 
-from uta_tasks.paper.build import common_denominator, fits
+from uta_tasks.paper.notes import common_denominator, fits
 from uta_tasks.paper.cells import Cell, load_reference
 
 NOT_FIT = re.compile(r"^(?P<v>\d+\.\d+)% is not k/(?P<n>\d+) for any k")
