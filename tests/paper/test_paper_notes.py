@@ -9,8 +9,8 @@ from collections import defaultdict
 
 import pytest
 
-from uta_tasks.paper.notes import common_denominator, fits
 from uta_tasks.paper.cells import Cell, load_reference
+from uta_tasks.paper.notes import common_denominator, fits
 
 NOT_FIT = re.compile(r"^(?P<v>\d+\.\d+)% is not k/(?P<n>\d+) for any k")
 IS_FIT = re.compile(r"^(?P<v>\d+\.\d+)% is (?P<k>\d+)/(?P<n>\d+),")

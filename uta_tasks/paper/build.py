@@ -225,9 +225,10 @@ def text_cells(summary: str, page: str = "") -> list[tuple[Cell, str]]:
             raise SeedFormatError(f"{tc.source}: quote not in the {tc.seed} text: {tc.quote!r}")
         if tc.printed not in tc.quote:
             raise SeedFormatError(f"{tc.source}: {tc.printed} does not occur in its quote {tc.quote!r}")
-        if tc.source == "Table 6":  # a label share, pooled over a family
-            model, family, n_docs = tc.model, tc.model, FAMILY_DOCS[tc.model]
-        else:
+        model: str = tc.model
+        family: str | None = tc.model
+        n_docs: int | None = FAMILY_DOCS.get(tc.model)
+        if tc.source != "Table 6":  # Table 6's shares are pooled over a family
             found = paper_model(tc.model)
             model, family = (found.model, found.family) if found else (tc.model, None)
             n_docs = N_DOCS.get(tc.benchmark) if tc.benchmark else tc.n
