@@ -42,8 +42,11 @@ def test_gpt_oss_genuine_turns_outnumber_its_plausible_followups():
     assert f"{low:.2f}" == "4.96" and f"{other_max:.2f}" == "0.35"
     gap = low - (followup + HALF) - other_max
     assert f"{gap:.2f}" == "0.36" and round(gap / 100 * 5612) == 20
+    high = 100 * (_pooled("openai/gpt-oss-20b", HALF) + _pooled("openai/gpt-oss-120b", HALF)) / (2 * docs)
+    assert f"{genuine - followup:.1f}" == "0.8" and f"{high - (followup - HALF):.2f}" == "0.91"
     text = PARITY.read_text(encoding="utf-8")
-    for figure in ("5.01%", "4.96%", "4.25%", "0.35%", "0.36%", "about 20 of 5,612", "about 140 of 2,806"):
+    for figure in ("5.01%", "4.96%", "4.25%", "0.35%", "0.36%", "about 20 of 5,612", "about 140 of 2,806",
+                   "at most 0.91"):
         assert figure in text, figure
 
 
