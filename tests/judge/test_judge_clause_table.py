@@ -4,6 +4,7 @@ row names a seed source of the paper or says it is the project's choice."""
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def _table() -> list[tuple[str, str]]:
     block = text.split("<!-- clause-table:start -->", 1)[1].split("<!-- clause-table:end -->", 1)[0]
     rows = []
     for line in block.strip().splitlines()[2:]:
-        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        cells = [html.unescape(c.strip().replace("\\|", "|")) for c in re.split(r"(?<!\\)\|", line)[1:-1]]
         assert len(cells) == 2, line
         rows.append((cells[0], cells[1]))
     return rows
