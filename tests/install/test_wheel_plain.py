@@ -60,7 +60,7 @@ def test_every_console_script_runs_on_a_plain_install(plain_wheel_venv: WheelVen
                            "judge_cache": str(tmp_path / "judge.sqlite"), "judge_max_retries": 1})
         run("uta-batch", str(runs), "--metadata", meta, "--poll-interval", "0")
         run("uta-rejudge", str(runs), "--metadata", meta, "--output_path", str(tmp_path / "judged"))
-        assert "on 24 constructed cases" in run("uta-conformance", "--metadata", meta)
+        assert "on 41 constructed cases" in run("uta-conformance", "--metadata", meta)
     judged = tmp_path / "judged"
     (results,) = judged.rglob("results_*.json")
     assert results.parent.name == "org__model-a"

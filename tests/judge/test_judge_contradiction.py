@@ -13,7 +13,7 @@ from fault_server import FaultServer, expected_verdict
 from uta_tasks.judge import JudgeItem, JudgeSettings, judge_all
 from uta_tasks.judge.labels import VERDICT_SCHEMA
 
-VERSIONS = ["followupeval-v1", "followupeval-v2", "followupeval-v3"]
+VERSIONS = ["followupeval-v1", "followupeval-v2", "followupeval-v3", "followupeval-v4"]
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -30,7 +30,7 @@ def test_fault_free_run_matches_the_double(fault_server: FaultServer, fault_sett
         expected = expected_verdict(item.user_turn)
         assert (verdict.label, verdict.genuine, verdict.rationale) == (
             expected["label"], expected["genuine"], expected["rationale"])
-        assert verdict.prompt_version == "followupeval-v3" and verdict.judge_model == "fault-judge"
+        assert verdict.prompt_version == "followupeval-v4" and verdict.judge_model == "fault-judge"
         assert verdict.raw_reply and verdict.prompt[1]["content"].count(item.user_turn) >= 1
     assert run.calls == 10 and run.cache_hits == 0
     assert run.input_tokens > 0 and run.output_tokens > 0

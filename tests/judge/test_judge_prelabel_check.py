@@ -55,14 +55,14 @@ def test_command_reads_stored_verdicts_then_judges_afresh(
     restate = next(r for r in report["rules"] if r["rule"] == "restates_prompt")
     # the double labels every turn without "?" previous_turn_restate: the copies of q agree
     assert restate["fired"] > 0 and restate["precision"] == 1.0 and status == 0
-    assert f"against {MODEL} (followupeval-v3)" in text
+    assert f"against {MODEL} (followupeval-v4)" in text
 
     predict_only = tmp_path / "gen"
     write_run(predict_only, "org/model", {"uta_gsm8k": 6}, judge=None)
     calls_before = len(fault_server.chat_requests())
     status = main([str(predict_only), "--judge", "--metadata", json.dumps(meta)])
     text = capsys.readouterr().out
-    assert status == 0 and f"against {MODEL} (followupeval-v3), fresh run" in text
+    assert status == 0 and f"against {MODEL} (followupeval-v4), fresh run" in text
     assert "| restates_prompt | previous_turn_restate | 3 | 3 | 3 | 1.000 |" in text
     items = [r for r in fault_server.chat_requests()[calls_before:] if r.user_turn is not None]
     assert len(items) <= 6  # the rules are off for the fresh run (the preflight test call is not an item)

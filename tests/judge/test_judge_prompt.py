@@ -1,5 +1,5 @@
 """The judge prompt: versioned, StrictUndefined, and u is data inside unbreakable markers.
-Every released version is checked; v3, the paper clause by clause, is the default."""
+Every released version is checked; v4, the paper clause by clause, is the default."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from uta_tasks.judge import JudgeConfigError, JudgeItem, JudgeSettings
 from uta_tasks.judge.labels import LABELS
 from uta_tasks.judge.prompt import TEMPLATES_DIR, delimiter_tag, load_template
 
-VERSIONS = ["followupeval-v1", "followupeval-v2", "followupeval-v3"]
+VERSIONS = ["followupeval-v1", "followupeval-v2", "followupeval-v3", "followupeval-v4"]
 
 V2_SHA256 = "8d4993eb3179fe88946423d470c5da873ba9d4a1fb67d4ea4c2b87deef5cec09"
+V3_SHA256 = "0d04808222d95a3b41c1e56849b5ed2bdacd99498e66dfb42c529e564629fdee"
 
 Q = "Natalia sold 48 clips in April and half as many in May. How many in total?"
 A = "In May she sold 48 / 2 = 24 clips, so 48 + 24 = 72 clips in total."
@@ -139,20 +140,34 @@ def _label_line(system: str, label: str) -> str:
     return line
 
 
-def test_v3_is_the_default_and_v1_v2_stay_selectable() -> None:
+def test_v4_is_the_default_and_v1_to_v3_stay_selectable() -> None:
     default = JudgeSettings.from_metadata({"judge_cache": "none"}, environ={})
-    assert default.prompt == "followupeval-v3" and load_template(default.prompt).version == "followupeval-v3"
-    for older in ("followupeval-v1", "followupeval-v2"):
+    assert default.prompt == "followupeval-v4" and load_template(default.prompt).version == "followupeval-v4"
+    for older in ("followupeval-v1", "followupeval-v2", "followupeval-v3"):
         chosen = JudgeSettings.from_metadata({"judge_prompt": older}, environ={})
         assert load_template(chosen.prompt).version == older
-        assert load_template(older).sha != load_template("followupeval-v3").sha
+        assert load_template(older).sha != load_template("followupeval-v4").sha
 
 
-def test_v2_is_never_edited() -> None:
-    import hashlib
-
-    digest = hashlib.sha256((TEMPLATES_DIR / "followupeval-v2" / "system.j2").read_bytes()).hexdigest()
-    assert digest == V2_SHA256
+def test_v4_asks_both_things_the_papers_judge_asks_in_its_words() -> None:
+    v3 = load_template("followupeval-v3").system.render()
+    v4 = load_template("followupeval-v4").system.render()
+    # The decision: grounded AND plausible (page 2.2), where v3 had grounding alone.
+    assert "That grounding is the whole criterion" in v3 and "whole criterion" not in v4
+    assert "1. Grounded:" in v4 and "2. Plausible:" in v4 and "fails either test is not genuine" in v4
+    # The labels in the paper's words; what the project adds is its own line.
+    assert "verbatim or nearly verbatim" in _label_line(v3, "previous_turn_restate")
+    restate = _label_line(v4, "previous_turn_restate")
+    assert "verbatim under the user role, as if starting a new conversation" in restate and "nearly" not in restate
+    assert "- A restart of the original request with small changes or in other words" in v4
+    assert "unrelated" in _label_line(v3, "new_task_prompt")
+    assert _label_line(v4, "new_task_prompt").startswith("- new_task_prompt: launches another task")
+    assert "unrelated" not in v4
+    # The boundaries the paper shows.
+    assert "drilling into a specific sub-problem that the answer left partially unresolved" in v4
+    assert "providing the missing information" in v4
+    assert "chain-of-thought continuations" in _label_line(v4, "assistant_turn_restate")
+    assert "truly none of the above fits" in _label_line(v4, "other")
 
 
 def test_v3_settles_v2s_two_unsourced_clauses_against_the_paper() -> None:
@@ -171,12 +186,14 @@ def test_v3_settles_v2s_two_unsourced_clauses_against_the_paper() -> None:
     assert "<|channel|>analysis<|message|>" in _label_line(v3, "assistant_turn_restate")
 
 
-def test_v1_is_never_edited() -> None:
+@pytest.mark.parametrize(("version", "sha256"), [
+    ("followupeval-v1", "090a7afe3752eb2f9e701d8ddf2ecc442d71a6aaf9019f8c656c6b602f0f0676"),
+    ("followupeval-v2", V2_SHA256), ("followupeval-v3", V3_SHA256)])
+def test_released_versions_are_never_edited(version: str, sha256: str) -> None:
     """A released set is frozen: its digest is part of every cache key and verdict."""
     import hashlib
 
-    digest = hashlib.sha256((TEMPLATES_DIR / "followupeval-v1" / "system.j2").read_bytes()).hexdigest()
-    assert digest == "090a7afe3752eb2f9e701d8ddf2ecc442d71a6aaf9019f8c656c6b602f0f0676"
+    assert hashlib.sha256((TEMPLATES_DIR / version / "system.j2").read_bytes()).hexdigest() == sha256
 
 
 def test_v2_states_the_papers_criterion_and_not_v1s_extra_demands() -> None:

@@ -21,7 +21,7 @@ def test_defaults_without_metadata_or_env(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert settings.temperature == 0.0
     assert settings.reasoning_effort is None
     assert settings.cache == str(tmp_path / "uta-tasks" / "judge.sqlite")
-    assert settings.prompt == "followupeval-v3"
+    assert settings.prompt == "followupeval-v4"
     assert settings.enabled and settings.is_openai_api
 
 

@@ -11,10 +11,11 @@ from uta_tasks.paper.cells import load_reference
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paper"
 TABLES_TEXT = (FIXTURES / "paper-figures-and-tables.txt").read_text(encoding="utf-8")
 SUMMARY_TEXT = (FIXTURES / "paper-summary-excerpts.txt").read_text(encoding="utf-8")
+PAGE_TEXT = (FIXTURES / "paper-page-with-tables.txt").read_text(encoding="utf-8")
 
 
 def test_packaged_file_is_the_build_of_the_seed_copies():
-    assert DEFAULT_OUT.read_text(encoding="utf-8") == render(build(TABLES_TEXT, SUMMARY_TEXT))
+    assert DEFAULT_OUT.read_text(encoding="utf-8") == render(build(TABLES_TEXT, SUMMARY_TEXT, PAGE_TEXT))
 
 
 def _printed(value: float, unit: str) -> str:
@@ -36,13 +37,13 @@ def test_every_table_cell_stands_in_its_row_and_column_of_the_seed_text():
             assert cell.n == int(lines[row + 1]), cell.id
 
 
-def test_every_text_cell_is_quoted_from_the_summary_with_its_number():
-    flat = " ".join(SUMMARY_TEXT.split())
+def test_every_text_cell_is_quoted_from_the_seed_text_with_its_number():
+    flat = " ".join(SUMMARY_TEXT.split()) + "\n" + " ".join(PAGE_TEXT.split())
     text = [c for c in load_reference().cells if c.origin == "text"]
     assert text
     for cell in text:
         assert cell.quote is not None and cell.quote in flat, cell.id
-        printed = f"{cell.value:.3f}" if cell.unit == "kappa" else f"{cell.value:g}"
+        printed = f"{cell.value:.3f}" if cell.unit != "%" else f"{cell.value:g}"
         assert printed in cell.quote or f"{cell.value:.1f}" in cell.quote, cell.id
 
 
@@ -73,3 +74,28 @@ def test_table6_is_pooled_per_family_with_the_papers_denominators():
     shares = {c.model: c.n for c in ref.cells if c.source == "Table 6"}
     assert shares == {"Qwen3.5": 5612, "gpt-oss": 5612, "GLM-4.7": 2806}
     assert any("two models" in n for n in ref.notes)
+
+
+def test_the_cells_the_text_adds():
+    """Numbers stated only in the text, each against the sentence that states it."""
+    right = {(c.model, c.metric): c.value for c in load_reference().cells if c.source == "Table 1 (right)"}
+    assert (right[("openai/gpt-oss-20b", "genuine_followup_base")], right[("openai/gpt-oss-20b", "genuine_followup")],
+            right[("openai/gpt-oss-20b", "changed_share")]) == (1.0, 6.0, 97.3)
+    assert (right[("Qwen/Qwen3.5-27B", "genuine_followup_base")], right[("Qwen/Qwen3.5-27B", "genuine_followup")]) == (
+        0.0, 6.3)
+    assert right[("Qwen/Qwen3.5-397B-A17B", "changed_share")] == 40.3
+    shares = {c.model: c.value for c in load_reference().cells if c.metric == "label_plausible_followup"}
+    assert shares == {"Qwen3.5": 2.1, "gpt-oss": 4.2, "GLM-4.7": 1.9}
+    assert _cell("Fig. 3", "openai/gpt-oss-20b", "gpqa_diamond", "accuracy").value == 61.1
+    assert _cell("Section 3.1", "Qwen/Qwen3.5-9B", "gpqa_diamond", "accuracy").value == 78.6
+    assert _cell("Section 3.3", "Qwen/Qwen3.5-0.8B", "ifbench", "accuracy").value == 21.6
+    assert _cell("Section 3.3", "Qwen/Qwen3.5-397B-A17B", "ifbench", "accuracy").value == 51.6
+    assert _cell("Table 3", "Qwen/Qwen3.5-122B-A10B", "gpqa_diamond", "genuine_followup").value == 0.0
+    d1 = {(c.benchmark, c.metric): c.value for c in load_reference().cells if c.model == "openai/gpt-oss-120b"
+          and c.source == "Appendix D.1"}
+    assert d1 == {("healthbench", "genuine_followup_nano_judge"): 21.2, ("healthbench", "genuine_followup"): 4.8,
+                  ("coval", "genuine_followup_nano_judge"): 43.0, ("coval", "genuine_followup"): 16.1}
+    corr = {c.metric: c.value for c in load_reference().cells if c.unit == "r"}
+    assert corr == {"rate_pearson": 0.642, "rate_spearman": 0.685}
+    shares_n = {c.row: c.n for c in load_reference().cells if c.metric == "genuine_share"}
+    assert set(shares_n.values()) == {7815, 965}  # Table 7's slice sizes

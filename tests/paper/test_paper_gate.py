@@ -5,6 +5,7 @@ old pass-2 procedure or fewer documents -> not comparable, exit 2."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from paper_runs import rate_docs, trunc_docs, write_paper_run
 
@@ -14,10 +15,13 @@ from uta_tasks.paper.reference import INSIDE, NOT_COMPARABLE, OUTSIDE
 
 # Qwen3.5-9B at T=0 (Tables 3 and 5): GPQA Diamond 13.1% = 26/198, IFBench 2.0% = 6/300.
 QWEN_9B = {"uta_gpqa_diamond": (26, 198), "uta_ifbench": (6, 300)}
+# and its GPQA Diamond accuracy, 78.6% (Section 3.1): 156/198 = 78.8%, the nearest k/198
+CORRECT_9B = 156
 
 
 def _qwen(out, shift: int = 0, **kw):
     tasks = {t: rate_docs(k + (shift if t == "uta_gpqa_diamond" else 0), n) for t, (k, n) in QWEN_9B.items()}
+    tasks["uta_gpqa_diamond"] = [replace(d, correct=i < CORRECT_9B) for i, d in enumerate(tasks["uta_gpqa_diamond"])]
     return write_paper_run(out, "Qwen/Qwen3.5-9B", tasks, **kw)
 
 
@@ -33,16 +37,17 @@ def test_a_run_that_equals_the_published_cells_is_inside_and_passes(tmp_path, ca
     _qwen(tmp_path / "run")
     result = run_paper_gate([tmp_path / "run"])
     checks = _by_source(result)
-    assert set(checks) == {(s, t, "genuine_followup") for s in ("Table 3", "Table 4", "Table 5") for t in QWEN_9B}
+    assert set(checks) == {(s, t, "genuine_followup") for s in ("Table 3", "Table 4", "Table 5") for t in QWEN_9B} | {
+        ("Section 3.1", "uta_gpqa_diamond", "accuracy")}
     assert {c.verdict for c in _per_model(result)} == {INSIDE}
     family = [c for c in result.checks if c.cell.source == "Table 6"]
-    assert {c.run_model for c in family} == {"Qwen3.5"} and len(family) == 6
+    assert {c.run_model for c in family} == {"Qwen3.5"} and len(family) == 7  # six printed labels, plausible_followup
     assert {c.reason for c in family} == {"N: the runs pool 498 documents, the paper 5612"}
     gpqa = checks[("Table 5", "uta_gpqa_diamond", "genuine_followup")]
     assert gpqa.cell.value == 13.1 and round(gpqa.value, 4) == round(26 / 198, 4) and gpqa.method == "wilson"
     assert gpqa.low < 0.131 < gpqa.high
     assert gate_main([str(tmp_path / "run"), "--paper", "--json", str(tmp_path / "gate.json")]) == 0
-    assert "6 inside, 0 outside, 6 not comparable" in capsys.readouterr().out
+    assert "7 inside, 0 outside, 7 not comparable" in capsys.readouterr().out
     assert json.loads((tmp_path / "gate.json").read_text())["exit_code"] == 0
 
 
@@ -53,19 +58,26 @@ def test_shifted_verdicts_are_outside_and_fail_unless_the_tolerance_covers_them(
     assert "below" in checks[("Table 5", "uta_gpqa_diamond", "genuine_followup")].reason
     assert checks[("Table 5", "uta_ifbench", "genuine_followup")].verdict == INSIDE
     assert gate_main([str(tmp_path / "run"), "--paper"]) == 1
-    assert "3 inside, 3 outside" in capsys.readouterr().out
+    assert "4 inside, 3 outside" in capsys.readouterr().out
     assert gate_main([str(tmp_path / "run"), "--paper", "--tolerance", "2.5"]) == 0
+
+
+def _followup(checks):
+    """The checks of follow-up cells (accuracy is comparable whatever the judge and pass 2)."""
+    return [c for c in checks if c.cell.metric != "accuracy"]
 
 
 def test_another_judge_the_old_pass2_procedure_or_fewer_docs_are_not_comparable(tmp_path):
     _qwen(tmp_path / "nano", judge="gpt-5.4-nano")
-    reasons = {c.reason for c in _per_model(run_paper_gate([tmp_path / "nano"]))}
+    reasons = {c.reason for c in _followup(_per_model(run_paper_gate([tmp_path / "nano"])))}
     assert reasons == {"judge model gpt-5.4-nano, the paper's gpt-5.4-mini"}
-    assert gate_main([str(tmp_path / "nano"), "--paper"]) == 2
+    write_paper_run(tmp_path / "nano_ifbench", "Qwen/Qwen3.5-9B", {"uta_ifbench": rate_docs(6, 300)},
+                    judge="gpt-5.4-nano")  # no accuracy cell of 9B on IFBench: nothing comparable
+    assert gate_main([str(tmp_path / "nano_ifbench"), "--paper"]) == 2
     _qwen(tmp_path / "old", pass2_context=None)
     result = run_paper_gate([tmp_path / "old"])
-    assert {c.verdict for c in result.checks} == {NOT_COMPARABLE}
-    assert {c.reason for c in _per_model(result)} == {"pass2_context template, the paper's trace"}
+    assert {c.verdict for c in _followup(result.checks)} == {NOT_COMPARABLE}
+    assert {c.reason for c in _followup(_per_model(result))} == {"pass2_context template, the paper's trace"}
     write_paper_run(tmp_path / "few", "Qwen/Qwen3.5-9B", {"uta_gpqa_diamond": rate_docs(2, 15)})
     few = _per_model(run_paper_gate([tmp_path / "few"]))
     assert {c.reason for c in few} == {"N: the run has 15 documents, the paper 198"}

@@ -32,7 +32,7 @@ def test_uta_summary_on_a_real_run(uta_real_run):
     data = json.loads(path.read_text(), parse_constant=_reject)
     assert sorted(data["tasks"]) == ["uta_ifbench", "uta_ifbench_trunc"]
     prov = data["provenance"]
-    assert prov["judge_model"] == "smollm2-135m-instruct" and prov["prompt_version"] == "followupeval-v3"
+    assert prov["judge_model"] == "smollm2-135m-instruct" and prov["prompt_version"] == "followupeval-v4"
     assert prov["temperature"] == 0.0 and prov["samples_logged"] is True
     assert prov["lm_eval_version"] == "0.4.13"
 

@@ -11,8 +11,9 @@ the judge labelled. The judge's labels are the stored verdicts (pre-labelled ver
 and unjudged ones left out) or, with ``--judge``, a fresh run of the judge named by
 ``--metadata`` with the rules off (it uses and fills the verdict cache). It also prints
 how many of the judge's labels each rule found, and the copy rules at other
-thresholds. PROTOCOL section 4: the rules stay off by default until a rule's precision
-against a strong judge is shown to be at least 0.98.
+thresholds. The paper chose an LLM judge over string matching (summary, "The LLM Judge:
+FOLLOWUPEVAL"), so the rules stay off by default until a rule's precision against a
+strong judge is shown to be at least 0.98.
 
 Python: :func:`check` on items and labels, :func:`format_report` for the tables.
 """

@@ -1,6 +1,7 @@
 """FOLLOWUPEVAL, the LLM judge: is the generated user turn ``u`` a genuine, grounded
 follow-up to the conversation (``q``, ``a'``)? It returns a rationale, one of eight
-labels and a binary ``genuine`` decision (PROTOCOL section 4).
+labels and a binary ``genuine`` decision (the paper's summary, "The LLM Judge: FOLLOWUPEVAL";
+page, section 2.2).
 
 Use::
 

@@ -1,8 +1,9 @@
 r"""Deterministic pre-labels: the unambiguous user turns labelled without a judge call.
 
-Opt-in (``judge_prelabel``, off by default; PROTOCOL section 4: a shortcut that labels
-turns without the judge must be opt-in, marked in the record and validated against the
-judge, see :mod:`.prelabel_check`). The rules, in this order (the first that fires wins):
+Opt-in (``judge_prelabel``, off by default: the paper judges with an LLM rather than string
+matching, summary "The LLM Judge: FOLLOWUPEVAL", so a shortcut that labels turns without the
+judge is opt-in, marked in the record and validated against the judge, see
+:mod:`.prelabel_check`). The rules, in this order (the first that fires wins):
 
 - ``empty``: ``u`` is empty or whitespace only -> ``degenerate_short``;
 - ``restates_prompt``: ``u`` is a near-verbatim copy of ``q`` (the last user turn of the
@@ -13,7 +14,8 @@ judge, see :mod:`.prelabel_check`). The rules, in this order (the first that fir
   -> ``assistant_turn_restate``;
 - ``assistant_scaffolding``: ``u`` holds gpt-oss channel scaffolding
   (``<|channel|>``, ``<|message|>``) or a non-empty ``<think>`` block: the model keeps
-  talking in the assistant's voice, which PROTOCOL section 4 labels
+  talking in the assistant's voice, which the paper labels (summary, "The LLM Judge:
+  FOLLOWUPEVAL": "channel-delimited scaffolding text")
   ``assistant_turn_restate`` (an empty ``<think></think>`` block, as non-thinking
   templates emit, does not fire);
 - ``special_token``: ``u`` holds a chat-template special token of the model

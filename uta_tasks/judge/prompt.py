@@ -1,7 +1,7 @@
 """Render the judge prompt from a versioned jinja2 template set.
 
 A template set is a directory holding ``system.j2`` (the instructions) and ``user.j2``
-(the trace). Its name is the prompt version (``followupeval-v3``) that goes into every
+(the trace). Its name is the prompt version (``followupeval-v4``) that goes into every
 verdict and cache key, together with a digest of the two files and of the reply schema
 (:data:`.labels.VERDICT_SCHEMA`), so an edit that forgets to rename the set, or a change
 of the schema the judge answers in, still invalidates the cache. Released sets are
@@ -37,7 +37,7 @@ class PromptTemplate:
     """A loaded template set.
 
     Attributes:
-        version: The set's name, e.g. ``followupeval-v3``.
+        version: The set's name, e.g. ``followupeval-v4``.
         sha: First 16 hex characters of the sha256 over both files and the reply schema.
         system: Compiled system template.
         user: Compiled user template.

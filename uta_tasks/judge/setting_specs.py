@@ -180,10 +180,10 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("judge_cache_namespace", "cache_namespace", "text", None,
                 "extra cache-key part: keeps verdicts of different backends serving one model name apart",
                 optional=True),
-    SettingSpec("judge_prompt", "prompt", "text", "followupeval-v3",
-                "judge template set under `uta_tasks/templates/judge/` (or a directory); `followupeval-v3` "
-                "restates the paper clause by clause ([sources](parity.md#the-judge-prompt-clause-by-clause)), "
-                "`followupeval-v2` and the stricter `followupeval-v1` stay selectable"),
+    SettingSpec("judge_prompt", "prompt", "text", "followupeval-v4",
+                "judge template set under `uta_tasks/templates/judge/` (or a directory); `followupeval-v4` "
+                "restates the paper clause by clause ([sources](parity.md#the-judge-prompt-clause-by-clause)); "
+                "`followupeval-v3`, `followupeval-v2` and the stricter `followupeval-v1` stay selectable"),
     SettingSpec("judge_prelabel", "prelabel", "switch", False,
                 "`on`: label the unambiguous user turns by deterministic rules without a judge call "
                 "(empty, a copy of q or a', assistant scaffolding, chat-template tokens; see "

@@ -1,17 +1,14 @@
 """Build ``uta_tasks/paper/cells_v1.json`` from the paper's seed text.
 
-    python -m uta_tasks.paper.build [--tables FILE] [--summary FILE] [--out FILE]
+    python -m uta_tasks.paper.build [--tables FILE] [--summary FILE] [--page FILE] [--out FILE]
 
 ``--tables`` is the paper's figures-and-tables text (every table's cells as published,
 one cell a line; default: the copy under ``tests/fixtures/paper/``), ``--summary`` the
-text holding the numbers the tables lack (default: the excerpt copy beside it). Each
+text holding the numbers the tables lack (default: the excerpt copy beside it), ``--page``
+the paper's page with its section summaries (Appendix D.1's per-model numbers). Each
 table is read by its caption, its printed header and its rows; a row whose cell count
-differs from the header's fails the build. Notes are added, never resolved:
-
-* the same quantity published twice with different values (Table 1 "Full" vs Table 5 at
-  T = 0, Table 2 "Base" vs Table 3, Table 1's right-panel "Base" vs Table 5);
-* a rate that no ``k / n_docs`` rounds to, with the largest denominator every rate of that
-  benchmark and table fits (Coval: k/93, not k/100).
+differs from the header's fails the build. Notes are added, never resolved
+(:mod:`uta_tasks.paper.notes`).
 """
 
 from __future__ import annotations
@@ -19,8 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from uta_tasks.paper.cells import (
@@ -32,11 +28,13 @@ from uta_tasks.paper.cells import (
     PaperReference,
 )
 from uta_tasks.paper.models import GLM, GPT_OSS, QWEN, paper_model
-from uta_tasks.paper.text_cells import TEXT_CELLS
+from uta_tasks.paper.notes import add_notes, label_sums
+from uta_tasks.paper.text_cells import PAGE, TEXT_CELLS
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TABLES = REPO / "tests" / "fixtures" / "paper" / "paper-figures-and-tables.txt"
 DEFAULT_SUMMARY = REPO / "tests" / "fixtures" / "paper" / "paper-summary-excerpts.txt"
+DEFAULT_PAGE = REPO / "tests" / "fixtures" / "paper" / "paper-page-with-tables.txt"
 DEFAULT_OUT = REPO / "uta_tasks" / "paper" / "cells_v1.json"
 
 # Documents per benchmark in the paper (self-generated: the five; held-out: HealthBench, Coval).
@@ -48,7 +46,11 @@ FAMILY_DOCS = {QWEN: 2 * PER_MODEL, GPT_OSS: 2 * PER_MODEL, GLM: PER_MODEL}
 REFERENCE_NOTES = (
     "Table 3 in the seed text lists 6 of the 8 Qwen3.5 models and Table 4 lists 5; the other rows' "
     "numbers that the text states are text cells.",
-    "Table 2 does not state its temperature; its cells are recorded at T = 0 like Tables 3 and 5.",
+    "Table 2 is at T = 0: its caption gives no temperature, and the summary states it twice: \"collaboration-oriented "
+    "SFT raises follow-up rates at T=0 from ~1% to 46–48% on verifiable benchmarks (Table 2)\" and \"the base "
+    "Qwen3.5-2B model already achieves 36.7% and 19.4% follow-up rates at T=0\".",
+    "Section 3.3's IFBench accuracies (21.6% and 51.6%) and Appendix D.1's rates of gpt-oss-120b on HealthBench and "
+    "Coval are recorded at T = 0 like the paper's other tables; their sentences give no temperature.",
     "Table 6 pools each family over its models and the five self-generated benchmarks: 5,612 generations "
     f"for Qwen3.5 and gpt-oss are two models x {PER_MODEL:,} documents, 2,806 for GLM-4.7 one model; the "
     "paper does not say which two Qwen3.5 models.",
@@ -166,23 +168,6 @@ def parse_rows(lines: list[str], spec: TableSpec) -> list[tuple[str, list[str]]]
     return rows
 
 
-def _precision(printed: str) -> float:
-    decimals = len(printed.split(".")[1]) if "." in printed else 0
-    return 0.5 * 10 ** -decimals + 1e-9
-
-
-def fits(printed: str, n: int) -> bool:
-    """Whether some ``k / n`` (as a percentage) rounds to the printed value.
-
-    Args:
-        printed: the value as printed, e.g. ``19.4``.
-        n: the denominator.
-    """
-    value = float(printed)
-    k = round(value * n / 100.0)
-    return any(abs(100.0 * j / n - value) <= _precision(printed) for j in (k - 1, k, k + 1) if 0 <= j <= n)
-
-
 def _slug(source: str) -> str:
     return source.lower().replace(" ", "").replace(".", "").replace("(", "-").replace(")", "")
 
@@ -226,22 +211,27 @@ def table_cells(lines: list[str], spec: TableSpec) -> list[tuple[Cell, str]]:
     return out
 
 
-def text_cells(summary: str) -> list[tuple[Cell, str]]:
-    """The cells of :data:`TEXT_CELLS`, each checked against the summary text.
+def text_cells(summary: str, page: str = "") -> list[tuple[Cell, str]]:
+    """The cells of :data:`TEXT_CELLS`, each checked against its seed text.
 
     Args:
-        summary: the text the quotes come from.
+        summary: the summary text most quotes come from.
+        page: the paper's page text (quotes whose ``seed`` is ``page``).
     """
-    flat = " ".join(summary.split())
+    flat = {"summary": " ".join(summary.split()), PAGE: " ".join(page.split())}
     out: list[tuple[Cell, str]] = []
     for tc in TEXT_CELLS:
-        if " ".join(tc.quote.split()) not in flat:
-            raise SeedFormatError(f"{tc.source}: quote not in the summary: {tc.quote!r}")
+        if " ".join(tc.quote.split()) not in flat[tc.seed]:
+            raise SeedFormatError(f"{tc.source}: quote not in the {tc.seed} text: {tc.quote!r}")
         if tc.printed not in tc.quote:
             raise SeedFormatError(f"{tc.source}: {tc.printed} does not occur in its quote {tc.quote!r}")
-        found = paper_model(tc.model)
-        model, family = (found.model, found.family) if found else (tc.model, None)
-        n_docs = N_DOCS.get(tc.benchmark) if tc.benchmark else None
+        model: str = tc.model
+        family: str | None = tc.model
+        n_docs: int | None = FAMILY_DOCS.get(tc.model)
+        if tc.source != "Table 6":  # Table 6's shares are pooled over a family
+            found = paper_model(tc.model)
+            model, family = (found.model, found.family) if found else (tc.model, None)
+            n_docs = N_DOCS.get(tc.benchmark) if tc.benchmark else tc.n
         cell = Cell(_cell_id(tc.source, model, tc.benchmark, tc.perturbation, tc.temperature, tc.metric), tc.source,
                     tc.model, tc.metric, model, family, tc.benchmark, tc.perturbation, tc.temperature, tc.metric,
                     float(tc.printed), tc.unit, n_docs if tc.unit == "%" else None,  # type: ignore[arg-type]
@@ -250,90 +240,24 @@ def text_cells(summary: str) -> list[tuple[Cell, str]]:
     return out
 
 
-def _quantity(cell: Cell) -> tuple | None:
-    """What a cell measures, so that two cells of the same quantity can be compared."""
-    if cell.benchmark is None or cell.family == cell.model:
-        return None
-    if (cell.perturbation, cell.metric) in {("none", _RATE), ("trunc", _BASE), ("question", _BASE)}:
-        what = "unperturbed genuine follow-up rate"
-    elif cell.metric == _ACC:
-        what = "accuracy"
-    else:
-        what = f"{cell.perturbation} {cell.metric}"
-    return cell.model, cell.benchmark, cell.temperature, what
-
-
-def _where(cell: Cell) -> str:
-    return f"{cell.source} ({cell.row}, {cell.column})"
-
-
-def add_notes(cells: list[tuple[Cell, str]]) -> list[Cell]:
-    """The cells with notes on duplicate quantities that disagree and on denominators.
-
-    Args:
-        cells: cells with their printed values.
-    """
-    notes: dict[str, list[str]] = defaultdict(list)
-    by_quantity: dict[tuple, list[Cell]] = defaultdict(list)
-    for cell, _ in cells:
-        key = _quantity(cell)
-        if key is not None:
-            by_quantity[key].append(cell)
-    for (model, bench, t, what), group in by_quantity.items():
-        if len({c.value for c in group}) < 2:
-            continue
-        listed = "; ".join(f"{_where(c)}: {c.value}" for c in group)
-        for c in group:
-            notes[c.id].append(f"The paper gives the {what} of {model} on {bench} at T={t:g} differently: {listed}.")
-    n_of: dict[str, int | None] = {}
-    by_table_bench: dict[tuple[str, str], list[tuple[Cell, str]]] = defaultdict(list)
-    for cell, printed in cells:
-        if cell.unit == "%" and cell.n is not None and cell.benchmark is not None:
-            by_table_bench[(cell.source, cell.benchmark)].append((cell, printed))
-    for (source, bench), printed_group in by_table_bench.items():
-        n_docs = printed_group[0][0].n_docs or 0
-        if all(fits(p, n_docs) for _, p in printed_group):
-            continue
-        n_fit = next((n for n in range(n_docs - 1, int(n_docs * 0.8), -1)
-                      if all(fits(p, n) for _, p in printed_group)), None)
-        for cell, printed in printed_group:
-            n_of[cell.id] = n_fit
-            fitted = f"every {source} rate on {bench} is k/{n_fit}" if n_fit else "no common denominator fits"
-            notes[cell.id].append(f"{printed}% is not k/{n_docs} for any k ({n_docs} documents): {fitted}.")
-    out = []
-    for cell, printed in cells:
-        if cell.n is not None and cell.benchmark is not None and cell.id not in n_of and not fits(printed, cell.n):
-            notes[cell.id].append(f"{printed}% is not k/{cell.n} for any k.")
-            n_of[cell.id] = None
-        out.append(replace(cell, n=n_of.get(cell.id, cell.n), notes=tuple(notes[cell.id])))
-    return out
-
-
-def _label_sums(cells: list[Cell]) -> tuple[str, ...]:
-    sums: dict[str, float] = defaultdict(float)
-    for c in cells:
-        if c.source == "Table 6":
-            sums[c.model] += c.value
-    return tuple(f"Table 6: the printed labels of {fam} sum to {total:.1f}% (plausible_followup and other are not "
-                 "printed)." for fam, total in sums.items())
-
-
-def build(tables_text: str, summary_text: str) -> PaperReference:
+def build(tables_text: str, summary_text: str, page_text: str = "") -> PaperReference:
     """The paper reference from the seed texts.
 
     Args:
         tables_text: the figures-and-tables text.
         summary_text: the summary text.
+        page_text: the paper's page text.
     """
     lines = [line.strip() for line in tables_text.splitlines()]
-    raw = [pair for spec in TABLES for pair in table_cells(lines, spec)] + text_cells(summary_text)
+    raw = [pair for spec in TABLES for pair in table_cells(lines, spec)] + text_cells(summary_text, page_text)
     ids = [c.id for c, _ in raw]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise SeedFormatError(f"duplicate cell ids: {dupes}")
     cells = add_notes(raw)
-    return PaperReference("gpt-5.4-mini", ("followupeval-v2", "followupeval-v3"), "trace", tuple(cells),
-                          (*REFERENCE_NOTES, *_label_sums(cells)))
+    prompts = ("followupeval-v2", "followupeval-v3", "followupeval-v4")
+    return PaperReference("gpt-5.4-mini", prompts, "trace", tuple(cells),
+                          (*REFERENCE_NOTES, *label_sums(cells)))
 
 
 def render(reference: PaperReference) -> str:
@@ -355,10 +279,12 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tables", type=Path, default=DEFAULT_TABLES, help="the paper's figures-and-tables text")
     p.add_argument("--summary", type=Path, default=DEFAULT_SUMMARY, help="the text holding the text-only numbers")
+    p.add_argument("--page", type=Path, default=DEFAULT_PAGE, help="the paper's page text (Appendix D.1's numbers)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the cells file")
     args = p.parse_args(argv)
     try:
-        reference = build(args.tables.read_text(encoding="utf-8"), args.summary.read_text(encoding="utf-8"))
+        reference = build(args.tables.read_text(encoding="utf-8"), args.summary.read_text(encoding="utf-8"),
+                          args.page.read_text(encoding="utf-8"))
     except (OSError, SeedFormatError) as exc:
         print(f"paper cells: {exc}", file=sys.stderr)
         return 2

@@ -18,7 +18,7 @@ from typing import Any, Literal
 CELLS_FILE = "cells_v1.json"
 CELLS_SCHEMA = "uta-paper-cells/1"
 
-Unit = Literal["%", "kappa"]
+Unit = Literal["%", "kappa", "r"]
 Origin = Literal["table", "text", "derived"]
 
 # Metrics of cells that are not rates of a run (judge agreement, Appendix D and Table 7).
@@ -27,6 +27,11 @@ GENUINE_KAPPA = "genuine_kappa"
 LABEL_AGREEMENT = "label_agreement"
 LABEL_KAPPA = "label_kappa"
 GENUINE_SHARE = "genuine_share"
+# Appendix D.1: a model's rate under the nano judge (the mini judge's is ``genuine_followup``), and the
+# correlations of file-level rates between the two judges.
+GENUINE_FOLLOWUP_NANO = "genuine_followup_nano_judge"
+RATE_PEARSON = "rate_pearson"
+RATE_SPEARMAN = "rate_spearman"
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,7 @@ class Cell:
         metric: the package's metric name (``genuine_followup``, ``genuine_followup_base``,
             ``accuracy``, ``changed_share``, ``label_<label>``) or an agreement metric.
         value: the number as printed (percent for ``%``).
-        unit: ``%`` or ``kappa``.
+        unit: ``%``, ``kappa`` or ``r`` (a correlation coefficient).
         n: the denominator behind the value where it can be derived, else None.
         n_docs: documents of the benchmark (or pooled benchmarks) the paper evaluated.
         origin: ``table`` (the paper's table text), ``text`` (a sentence of the paper) or ``derived``

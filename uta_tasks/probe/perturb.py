@@ -1,4 +1,4 @@
-"""Perturbations of the assistant turn (PROTOCOL section 3), the positive controls.
+"""Perturbations of the assistant turn (the paper's summary, "Controlled Perturbations"), the positive controls.
 
 * ``none`` - a' = a.
 * ``trunc`` - remove ``max(25, ceil(0.25 * n))`` tokens from the end of a, counted with the
