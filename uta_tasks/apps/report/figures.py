@@ -17,6 +17,7 @@ from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import label_shares
 from uta_tasks.schema import output
 from uta_tasks.schema.labels import LABELS
+from uta_tasks.runs.atomic import write_text
 
 LABEL_COLORS = ("#2e7d32", "#c62828", "#ef6c00", "#6a1b9a", "#1565c0", "#9e9e9e", "#5d4037", "#00838f")
 RATE_AXIS = "genuine follow-up rate (%)"
@@ -113,7 +114,7 @@ def save_figure(markup: str, name: str, title: str, out_dir: Path) -> FigureFile
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     svg = out_dir / f"{name}.svg"
-    svg.write_text(svg_document(markup), encoding="utf-8")
+    write_text(svg, svg_document(markup))
     return FigureFile(name, title, svg, markup)
 
 
