@@ -18,7 +18,7 @@ from uta_tasks.runs.sample_items import sample_items  # noqa: E402
 
 
 @pytest.fixture
-def packet(tmp_path: Path, judge_meta) -> Path:
+def packet(tmp_path: Path, judge_meta) -> Path:  # noqa: F811 - the fixture imported above
     """An annotation database holding a 6-item packet drawn from a judged saved run."""
     write_run(tmp_path / "runs", "org/model-a", {"uta_gsm8k": 6}, judge_meta())
     db_path = tmp_path / "ann.sqlite"

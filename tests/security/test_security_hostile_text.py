@@ -14,7 +14,6 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
 import yaml
 from fault_server import MODEL, FaultConfig, FaultServer
 from hostile_run import BIG, HOSTILE_NAME, PAYLOAD, SECRETS, hostile_run
@@ -22,6 +21,7 @@ from hostile_run import BIG, HOSTILE_NAME, PAYLOAD, SECRETS, hostile_run
 import uta_tasks
 from uta_tasks.apps.annotate import AnnotationDB, AnnotationServer
 from uta_tasks.apps.annotate.cli import export, prepare_packet
+
 
 def _no_secret(*paths: Path) -> None:
     for path in paths:

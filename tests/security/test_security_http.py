@@ -59,7 +59,7 @@ def _responses(server: AnnotationServer, raw: bytes, wait_for: int = 1) -> list[
                 sock.settimeout(0.5)  # anything more (a smuggled reply) arrives right behind
             try:
                 chunk = sock.recv(65536)
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 break
             if not chunk:
                 break

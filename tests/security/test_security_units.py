@@ -75,5 +75,5 @@ def test_display_escaping() -> None:
     assert display_text("a\x00b\x1b[2J\u202ec\ud800\td\ne") == "a\\u0000b\\u001b[2J\\u202ec\\ud800\td\ne"
     assert display_text("plain — ünïcode 中文 العربية") == "plain — ünïcode 中文 العربية"
     assert markdown_text("<img src=x onerror=alert(1)> a|b [l](u) *e* uta_gsm8k") == \
-        "\\<img src=x onerror=alert(1)> a\\|b \\[l\\](u) \\*e\\* uta_gsm8k"
+        "\\<img src=x onerror=alert(1)> a\\|b [l\\](u) \\*e\\* uta_gsm8k"
     assert code_span("a``b") == "``` a``b ```"

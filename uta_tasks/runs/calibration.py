@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.stats.correction import JudgeAccuracy
 from uta_tasks.runs.atomic import write_text
+from uta_tasks.stats.correction import JudgeAccuracy
 
 from .label_sources import LabelSource
 

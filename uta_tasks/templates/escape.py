@@ -24,10 +24,11 @@ import re
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
 )
-# Inline HTML and autolinks (<), entities (&, as &amp;), links and images ([, ]), code
-# spans, emphasis (*, and _ at a word's edge: snake_case names stay readable), strikethrough,
-# table cells (|) and the escape itself.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]<|~]|(?<!\w)_|_(?!\w))")
+# Inline HTML and autolinks (<), entities (&, as &amp;), links and images (a ] followed by
+# "(", "[" or ":"; an interval such as [2.8, 30.1] stays readable), code spans, emphasis (*,
+# and _ at a word's edge: snake_case names stay readable), strikethrough, table cells (|)
+# and the escape itself.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*<|~]|\](?=[(\[:])|(?<!\w)_|_(?!\w))")
 
 
 def display_text(text: object) -> str:

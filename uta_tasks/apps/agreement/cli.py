@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.judge import LABELS
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.label_sources import LabelSource, load_sources
 from uta_tasks.stats.alpha import Alpha, krippendorff_alpha
-from uta_tasks.runs.atomic import write_text
 from uta_tasks.templates.escape import display_text
 
 from .compare import Comparison, compare_all, compare_pooled, report

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
 from uta_tasks.runs.atomic import write_text
 
 from . import access

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from email.message import Message
 from collections.abc import Iterable
 from dataclasses import dataclass
+from email.message import Message
 from typing import Any
 from urllib.parse import urlsplit
 

@@ -336,7 +336,7 @@ def _handler(db_path: Path, on_response: ResponseHook | None,
                 return self._error(404, f"no such endpoint: {url.path}")
             guard.check_json_type(self.headers)
             data = guard.parse_object(body)
-            changes = {key: data[key] for key in ("label", "genuine") if key in data}
+            changes: dict[str, Any] = {key: data[key] for key in ("label", "genuine") if key in data}
             claimed = data.get("annotator", "")
             if not isinstance(claimed, str):
                 raise AnnotationError(f"annotator must be a name, got {claimed!r}")

@@ -27,9 +27,9 @@ from typing import Any
 
 from uta_tasks.apps.rejudge.run import RejudgedTask
 from uta_tasks.judge.redact import redact_value
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.jsonio import dumps_strict, read_json
 from uta_tasks.schema import output
-from uta_tasks.runs.atomic import write_text
 
 log = logging.getLogger(__name__)
 

@@ -24,10 +24,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.retest_file import FILE_NAME, SCHEMA
 from uta_tasks.schema.probe import VERDICT, ProbeRecord
 from uta_tasks.stats.alpha import Alpha, krippendorff_alpha
-from uta_tasks.runs.atomic import write_text
 
 MIN_REPEATS = 3
 Unit = tuple[int, int, str]  # (sample index, repeat index, record field)

@@ -11,7 +11,6 @@ metrics with zero judge calls.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field

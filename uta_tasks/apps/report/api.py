@@ -14,8 +14,8 @@ from uta_tasks.apps.report.paper_sections import paper_tables
 from uta_tasks.apps.report.samples import sample_rows
 from uta_tasks.apps.report.tables import Table, conditioned, headline, labels, perturbations, temperatures, unjudged
 from uta_tasks.runs import EstimateSettings
-from uta_tasks.runs.collect import ReportData, collect
 from uta_tasks.runs.atomic import write_text
+from uta_tasks.runs.collect import ReportData, collect
 
 
 @dataclass(frozen=True)

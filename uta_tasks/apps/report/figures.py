@@ -13,11 +13,11 @@ from pathlib import Path
 
 from uta_tasks.apps.report.svg import Point, Series, bar_chart, line_chart, stacked_bar_chart, svg_document
 from uta_tasks.apps.report.tables import temp_text
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import label_shares
 from uta_tasks.schema import output
 from uta_tasks.schema.labels import LABELS
-from uta_tasks.runs.atomic import write_text
 
 LABEL_COLORS = ("#2e7d32", "#c62828", "#ef6c00", "#6a1b9a", "#1565c0", "#9e9e9e", "#5d4037", "#00838f")
 RATE_AXIS = "genuine follow-up rate (%)"
