@@ -60,13 +60,10 @@ def write_bytes(path: Path | str, data: bytes) -> Path:
 
 
 def write_text(path: Path | str, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically, encoded by :func:`encode`.
+    """:func:`write_bytes` of ``text`` encoded by :func:`encode`; returns ``path``.
 
     Args:
-        path: the destination (its folder is created).
+        path: as for :func:`write_bytes`.
         text: the whole content.
-
-    Returns:
-        The path written.
     """
     return write_bytes(path, encode(text))
