@@ -41,6 +41,7 @@ def _request(server: AnnotationServer, method: str, path: str, body: bytes = b""
 def _responses(server: AnnotationServer, raw: bytes, wait_for: int = 1) -> list[tuple[int, dict, bytes]]:
     """Send raw bytes on one connection; read until the server closes it or ``wait_for`` replies came."""
     host, port = _host(server).rsplit(":", 1)
+    host = "127.0.0.1" if host == "0.0.0.0" else host  # a server on every interface, reached on loopback
     out: list[tuple[int, dict, bytes]] = []
     buffer = b""
     with socket.create_connection((host, int(port)), timeout=10) as sock:
@@ -276,3 +277,23 @@ def test_behind_a_proxy_invites_are_required_and_forwarding_without_them_is_warn
             raw = _request(server, "GET", "/", headers={"X-Forwarded-For": "10.0.0.7"})
             assert _responses(server, raw)[0][0] == 200
     assert caplog.text.count("--require-invites") == 1
+
+
+def test_beyond_loopback_any_name_reaches_the_server_but_only_an_invite_reads(packet: Path) -> None:
+    from uta_tasks.apps.annotate import access
+
+    with AnnotationDB(packet) as db:
+        secret = access.invite(db, "alice")
+    with AnnotationServer(packet, host="0.0.0.0", port=0) as server:
+        port = server.url.rsplit(":", 1)[1].rstrip("/")
+        name = {"Host": f"annot.lab:{port}", "Origin": f"http://annot.lab:{port}"}
+        raw = _request(server, "GET", "/api/session", token=False, headers={**name, "Authorization": f"Bearer {secret}"})
+        (status, _, body), = _responses(server, raw)
+        assert status == 200 and json.loads(body)["annotator"] == "alice"
+        raw = _request(server, "GET", "/api/session?annotator=alice", token=False, headers=name)
+        assert _responses(server, raw)[0][0] == 401
+        raw = _request(server, "POST", "/api/answer", _answer(label="other"), token=False,
+                       headers={**name, "Origin": "http://attacker.example", "Content-Type": "application/json",
+                                "Authorization": f"Bearer {secret}"})
+        assert _responses(server, raw)[0][0] == 403
+

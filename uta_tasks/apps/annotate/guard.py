@@ -6,7 +6,9 @@ header), frames, and requests to a name the attacker re-points at 127.0.0.1 (DNS
 rebinding). The server refuses them all:
 
 - **Host**: the ``Host`` header must name what the server serves: an IP address (a
-  rebinding attack needs a DNS name), ``localhost``, or the host of ``--public-url``.
+  rebinding attack needs a DNS name), ``localhost``, or the host of ``--public-url``. A
+  server listening beyond loopback without ``--public-url`` takes any name (it demands an
+  invite for every API request, which a rebinding page does not have).
 - **Origin**: a request that carries ``Origin`` (browsers send it with every POST and
   every cross-origin fetch) must come from the server's own origin (the ``Host`` it was
   sent to, or ``--public-url``); ``Origin: null`` and other sites are refused, and so is
@@ -71,14 +73,17 @@ class Served:
 
     port: int
     public: tuple[tuple[str, str], ...] = ()
+    any_host: bool = False
 
     @classmethod
-    def of(cls, port: int, public_urls: Iterable[str] = ()) -> Served:
+    def of(cls, port: int, public_urls: Iterable[str] = (), any_host: bool = False) -> Served:
         """Build from the listening port and the ``--public-url`` values.
 
         Args:
             port: the listening port.
             public_urls: addresses annotators reach the server at, e.g. ``https://annot.lab/``.
+            any_host: accept every ``Host`` (a server beyond loopback without ``--public-url``:
+                annotators reach it by a name it cannot know, and every request needs an invite).
         """
         public = []
         for url in public_urls:
@@ -86,7 +91,7 @@ class Served:
             if parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
                 raise ValueError(f"--public-url {url!r}: give the address annotators open, e.g. https://annot.lab/")
             public.append((parts.scheme, parts.netloc.lower()))
-        return cls(port, tuple(public))
+        return cls(port, tuple(public), any_host and not public)
 
     def host_allowed(self, host: str | None) -> bool:
         """Whether a ``Host`` header names this server (IP literal, localhost, or a public URL's host).
@@ -96,6 +101,8 @@ class Served:
         """
         if not host:
             return False
+        if self.any_host:
+            return True
         host = host.strip().lower()
         if any(host == netloc for _, netloc in self.public):
             return True

@@ -112,7 +112,8 @@ class AnnotationServer:
                 )
         self._httpd = ThreadingHTTPServer((host, port), _handler(self.db_path, on_response, self))
         self._httpd.daemon_threads = True
-        self.served = guard.Served.of(int(self._httpd.server_address[1]), public_urls)
+        self.served = guard.Served.of(int(self._httpd.server_address[1]), public_urls,
+                                      any_host=not access.is_loopback(host))
         self._warned_forwarding = False
         self._thread: threading.Thread | None = None
 
