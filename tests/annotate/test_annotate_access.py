@@ -111,7 +111,16 @@ def test_each_secret_reads_and_answers_only_as_its_own_annotator(packet: Path, c
     assert alice_link.split("#key=")[1] not in texts["database"]
 
 
-def test_loopback_stays_open_without_invites(packet: Path) -> None:
+def test_loopback_without_invites_needs_the_servers_own_link(packet: Path) -> None:
     with AnnotationServer(packet, port=0) as server:
+        assert server.token is not None and server.link == f"{server.url}#key={server.token}"
+        assert _call(server.url + "api/session?annotator=carol")[0] == 401
+        assert _call(server.url + "api/session?annotator=carol", key=server.token[::-1])[0] == 401
+        status, session = _call(server.url + "api/session?annotator=carol", key=server.token)
+        assert status == 200 and session["annotator"] == "carol"
+        status, body = _call(server.url + "api/session", key=server.token)  # the page then asks for a name
+        assert status == 400 and body["need_name"] is True
+    with AnnotationServer(packet, port=0, open_token=False) as server:  # --no-token: the old open mode
+        assert server.token is None and server.link == server.url
         status, session = _call(server.url + "api/session?annotator=carol")
         assert status == 200 and session["annotator"] == "carol"

@@ -88,7 +88,7 @@ def test_keyboard_annotation_persists_and_nothing_blinded_reaches_the_browser(
     assert prepare_packet(db_path, [str(runs)], 8, 0, "proportional", ["verdict", "verdict_ref"]) == 8
     responses: list[tuple[str, str, int, bytes]] = []
     with AnnotationServer(db_path, port=0, on_response=lambda *entry: responses.append(entry)) as server:
-        driver.get(server.url)
+        driver.get(server.link)  # the server's own link: its token stays in the tab, the page asks for a name
         name = _wait(driver, lambda b: b.find_element(By.ID, "annotator-name"), "login form")
         name.send_keys("alice", Keys.ENTER)
         _ready_at(driver, 0)

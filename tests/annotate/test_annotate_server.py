@@ -14,17 +14,20 @@ from uta_tasks.apps.annotate import AnnotationDB, AnnotationServer, draw_packet
 from uta_tasks.runs.sample_items import sample_items
 
 
-def _get(url: str) -> tuple[int, dict]:
+def _get(url: str, token: str | None = None) -> tuple[int, dict]:
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
 
 
-def _post(url: str, payload: object) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+def _post(url: str, payload: object, token: str | None = None) -> tuple[int, dict]:
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
@@ -46,18 +49,18 @@ def served(tmp_path: Path, judge_meta):
 def test_api_serves_only_context_and_user_turn_and_saves_at_once(served) -> None:
     server, seen = served
     assert server.url.startswith("http://127.0.0.1:")
-    status, session = _get(server.url + "api/session?annotator=alice")
+    status, session = _get(server.url + "api/session?annotator=alice", server.token)
     assert status == 200 and session == {"annotator": "alice", "total": 6, "answered": 0, "position": 0}
-    status, item = _get(server.url + "api/item?annotator=alice&position=0")
+    status, item = _get(server.url + "api/item?annotator=alice&position=0", server.token)
     assert status == 200 and set(item) == {"position", "total", "context", "user_turn", "answer"}
     assert item["answer"] is None and item["context"][-1]["role"] == "assistant"
     assert all(set(turn) == {"role", "content"} for turn in item["context"])
-    status, saved = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "label": "other"})
+    status, saved = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "label": "other"}, server.token)
     assert status == 200 and saved == {"saved": True, "answer": {"label": "other", "genuine": None}, "answered": 0}
-    status, saved = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "genuine": True})
+    status, saved = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "genuine": True}, server.token)
     assert saved["answer"] == {"label": "other", "genuine": True} and saved["answered"] == 1
-    assert _get(server.url + "api/item?annotator=alice&position=0")[1]["answer"] == {"label": "other", "genuine": True}
-    assert _get(server.url + "api/session?annotator=alice")[1]["position"] == 1
+    assert _get(server.url + "api/item?annotator=alice&position=0", server.token)[1]["answer"] == {"label": "other", "genuine": True}
+    assert _get(server.url + "api/session?annotator=alice", server.token)[1]["position"] == 1
     texts = b"".join(body for *_, body in seen).decode()
     for secret in ("secret-model", "gsm8k", "trunc", "judge", "rationale", "verdict", "deterministic test verdict"):
         assert secret not in texts
@@ -65,14 +68,14 @@ def test_api_serves_only_context_and_user_turn_and_saves_at_once(served) -> None
 
 def test_bad_requests_get_a_reason(served) -> None:
     server, _ = served
-    assert _get(server.url + "api/item?annotator=alice&position=99")[0] == 400
-    assert _get(server.url + "api/item?annotator=&position=0")[0] == 400
-    assert _get(server.url + "api/nothing")[0] == 404
-    status, body = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "label": "nope"})
+    assert _get(server.url + "api/item?annotator=alice&position=99", server.token)[0] == 400
+    assert _get(server.url + "api/item?annotator=&position=0", server.token)[0] == 400
+    assert _get(server.url + "api/nothing", server.token)[0] == 404
+    status, body = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "label": "nope"}, server.token)
     assert status == 400 and "not one of" in body["error"]
-    status, body = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "genuine": "yes"})
+    status, body = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "genuine": "yes"}, server.token)
     assert status == 400 and "genuine" in body["error"]
-    status, body = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "model": "x"})
+    status, body = _post(server.url + "api/answer", {"annotator": "alice", "position": 0, "model": "x"}, server.token)
     assert status == 400
 
 
@@ -80,7 +83,8 @@ def test_page_and_assets_are_local(served) -> None:
     server, _ = served
     with urllib.request.urlopen(server.url, timeout=10) as response:
         html = response.read().decode()
-        assert response.headers["Content-Security-Policy"] == "default-src 'self'"
+        assert response.headers["Content-Security-Policy"].startswith("default-src 'self'; frame-ancestors 'none'")
+        assert response.headers["X-Frame-Options"] == "DENY"
     assert "/static/app.js" in html and "/static/app.css" in html and "http" not in html.replace("http-equiv", "")
     for label in ("plausible_followup", "malformed_artifact", "other"):
         assert f'data-label="{label}"' in html

@@ -32,6 +32,7 @@ from typing import Any
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.records import JudgeItem
 from uta_tasks.judge.settings import JudgeSettings
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.schema.labels import LABELS
 from uta_tasks.schema.verdict import JUDGED, Verdict
 from uta_tasks.templates import TEMPLATES_DIR
@@ -207,8 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = [{"id": o.case.id, "boundary": o.case.boundary, "expected": [o.case.label, o.case.genuine],
                  "status": o.verdict.status,
                  "label": o.verdict.label, "genuine": o.verdict.genuine} for o in outcomes]
-        Path(args.json_path).write_text(json.dumps({**s, "cases": rows, "prompt_version": settings.prompt,
-                                                    "judge_model": settings.model}, indent=2), encoding="utf-8")
+        write_text(args.json_path, json.dumps({**s, "cases": rows, "prompt_version": settings.prompt,
+                                               "judge_model": settings.model}, indent=2))
     share = s["binary_agree"] / s[JUDGED] if s[JUDGED] else 0.0
     return 0 if share >= args.min_binary else 1
 

@@ -33,6 +33,7 @@ from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.prelabel import COPY_THRESHOLD, PRELABEL_MODEL, RULE_LABELS, RULES, prelabel
 from uta_tasks.judge.records import JudgeItem
 from uta_tasks.judge.settings import JudgeSettings
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.schema.probe import VERDICT_SLOTS
 from uta_tasks.schema.verdict import Verdict
 
@@ -265,8 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = check(items, labels, judge or "no judge verdicts")
     print(format_report(report))
     if args.json_path:
-        with open(args.json_path, "w", encoding="utf-8") as handle:
-            json.dump(report.to_dict(), handle, indent=2)
+        write_text(args.json_path, json.dumps(report.to_dict(), indent=2))
     below = [r for r in report.rules if r.precision is not None and r.precision < TARGET_PRECISION]
     return 1 if below else 0
 

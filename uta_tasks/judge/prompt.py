@@ -64,6 +64,8 @@ class PromptTemplate:
         ]
         system = self.system.render()
         user = self.user.render(tag=tag, turns=turns, user_turn=item.user_turn)
+        # A lone surrogate (a model's "\\ud800") cannot be sent as UTF-8: the judge reads it as that escape.
+        user = user.encode("utf-8", "backslashreplace").decode("utf-8")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 

@@ -66,7 +66,7 @@ class JudgeItem:
             ensure_ascii=False,
             separators=(",", ":"),
         )
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()  # any text, same digest for valid text
 
 
 @dataclass

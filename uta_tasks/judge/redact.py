@@ -1,6 +1,15 @@
 """Keep secrets out of every string the judge produces (reasons, errors, logs): the API
 key, anything shaped like one, bearer tokens, and credentials inside URLs.
 
+The same rules clean what lm-eval records of the model under test before any file of ours
+holds it: :func:`redact_value` walks ``config.model_args`` (a string such as
+``base_url=https://u:p@host/v1,api_key=...,header={'Authorization': 'Bearer ...'}`` or a
+dict) and masks URL credentials, bearer and basic tokens, ``name=value`` and
+``'name': 'value'`` pairs whose name is a credential (``api_key``, ``token``,
+``password``, ``authorization``, ``api-key``...), and every value of a dict key with such a
+name. ``uta-summary`` (and so the report and the gate) and ``uta-rejudge`` write only
+redacted copies.
+
 :func:`install_log_redaction` adds a filter to the loggers of the HTTP stack the openai
 SDK uses (``httpx``/``httpx2``, ``httpcore``/``httpcore2``, ``openai``), whose INFO and
 DEBUG lines print full request URLs: userinfo (``user:pass@``) and secret-looking query
@@ -12,11 +21,12 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from typing import Any
 
 MASK = "[REDACTED]"
 # OpenAI-style keys, also the partly masked forms some endpoints echo back ("sk-ab****cd").
 _KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*.]{6,}")
-_BEARER = re.compile(r"(?i)(bearer\s+)\S+")
+_BEARER = re.compile(r"(?i)(bearer\s+)[^\s'\",}]+")
 # scheme://user:pass@host or scheme://token@host
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@?#]+@")
 # ?key=..., &api_key=..., &sig=... (the same names urls.py refuses)
@@ -24,6 +34,13 @@ _SECRET_QUERY = re.compile(
     r"(?i)([?&](?:key|apikey|api[-_]?key|x[-_]api[-_]key|[a-z0-9_\-]*[-_]key|[a-z0-9_\-]*token|[a-z0-9_\-]*secret"
     r"|password|passwd|pwd|auth|authorization|sig|signature|credentials?|code)=)[^&#\s\"']*"
 )
+# Names of settings and headers that hold a credential.
+_SECRET_NAME = (r"(?:api[-_]?key|apikey|x[-_]api[-_]key|[a-z0-9_\-]*[-_]key|[a-z0-9_\-]*token|[a-z0-9_\-]*secret"
+                r"|password|passwd|pwd|authorization|proxy[-_]authorization|credentials?|cookie)")
+# model_args strings: api_key=..., token=... (comma-separated); dict literals: 'api-key': '...'
+_SECRET_ASSIGN = re.compile(rf"(?i)((?:^|(?<=[,\s{{(]))['\"]?{_SECRET_NAME}['\"]?\s*[=:]\s*['\"]?)[^'\",}}&\s]*(?:\s+[^'\",}}&\s]+)?")
+_BASIC = re.compile(r"(?i)(basic\s+)[A-Za-z0-9+/=_\-.]+")
+_SECRET_KEY = re.compile(rf"(?i)^{_SECRET_NAME}$")
 TRANSPORT_LOGGERS = (
     "httpx", "httpx2", "httpcore", "httpcore2",
     *(f"httpcore{suffix}.{part}" for suffix in ("", "2")
@@ -48,6 +65,29 @@ def redact(text: str, secret: str | None) -> str:
     text = _URL_USERINFO.sub(lambda match: match.group(1) + MASK + "@", text)
     text = _SECRET_QUERY.sub(lambda match: match.group(1) + MASK, text)
     return _KEY_LIKE.sub(MASK, text)
+
+
+def redact_value(value: Any, secret: str | None = None) -> Any:
+    """A copy of JSON-like data with every credential masked (see the module's rules).
+
+    Args:
+        value: dicts, lists, strings, scalars (e.g. lm-eval's ``config``).
+        secret: an exact key to mask as well.
+
+    Returns:
+        The same structure; strings through :func:`redact` plus the ``name=value`` rules,
+        and the whole value of any dict key named like a credential.
+    """
+    if isinstance(value, str):
+        text = _BASIC.sub(lambda match: match.group(1) + MASK, redact(value, secret))
+        return _SECRET_ASSIGN.sub(lambda match: match.group(1) + MASK, text)
+    if isinstance(value, dict):
+        return {key: (MASK if isinstance(key, str) and _SECRET_KEY.match(key) and value_ is not None
+                      and not isinstance(value_, (bool, int, float)) else redact_value(value_, secret))
+                for key, value_ in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(item, secret) for item in value]
+    return value
 
 
 class RedactingFilter(logging.Filter):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.stats.correction import JudgeAccuracy
 
 from .label_sources import LabelSource
@@ -101,8 +102,7 @@ class CalibrationSet:
             path: where.
         """
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        write_text(target, json.dumps(self.to_dict(), indent=1) + "\n")
         return target
 
 

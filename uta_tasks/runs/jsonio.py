@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from uta_tasks.runs.atomic import write_text
+
+log = logging.getLogger(__name__)
 
 
 def read_json(path: Path) -> Any:
@@ -16,7 +21,7 @@ def read_json(path: Path) -> Any:
         path: the file.
     """
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_bytes().decode("utf-8", "replace"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not valid JSON ({exc}); is the run still being written?") from None
 
@@ -27,19 +32,32 @@ def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
     Args:
         path: the file.
 
+    Bytes that are not UTF-8 become U+FFFD (logged with file and line), and the rest of
+    the line is kept; lone surrogates written as JSON escapes (``"\\ud800"``) are kept as
+    they are (:mod:`.atomic` writes them back as the same escape).
+
     Raises:
         ValueError: a line is not valid JSON (the message names file and line).
     """
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
                 continue
             where = f"{path}:{number}"
+            line = _decoded(raw, where)
             try:
                 row = json.loads(line)
             except ValueError as exc:
                 raise ValueError(f"{where} is not valid JSON ({exc})") from None
             yield where, row
+
+
+def _decoded(raw: bytes, where: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        log.warning("%s holds bytes that are not UTF-8 (%s): read as U+FFFD", where, exc.reason)
+        return raw.decode("utf-8", "replace")
 
 
 def strict(value: Any) -> Any:
@@ -68,12 +86,10 @@ def dumps_strict(value: Any, indent: int | None = 2) -> str:
 
 
 def write_json(path: Path, value: Any) -> Path:
-    """Write strict JSON to ``path`` (parents created).
+    """Write strict JSON to ``path`` atomically (parents created; see :mod:`.atomic`).
 
     Args:
         path: destination file.
         value: JSON-like data.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps_strict(value) + "\n", encoding="utf-8")
-    return path
+    return write_text(path, dumps_strict(value) + "\n")

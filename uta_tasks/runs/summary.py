@@ -26,6 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from uta_tasks.judge.redact import redact_value
 from uta_tasks.runs.estimates import EstimateSettings, estimate, metrics_of
 from uta_tasks.runs.folder import RunFiles
 from uta_tasks.runs.jsonio import read_json, strict, write_json
@@ -86,7 +87,7 @@ def build_summary(run: Run, settings: EstimateSettings | None = None,
         for name, members in run.groups.items()
     }
     extra = {} if calibration is None else {"calibration": _calibration_key(calibration)}
-    return strict(
+    return redact_value(strict(
         {
             "schema": output.SUMMARY_SCHEMA,
             "results_file": run.files.results.name,
@@ -98,7 +99,7 @@ def build_summary(run: Run, settings: EstimateSettings | None = None,
             "groups": groups,
             "lm_eval": run.results,
         }
-    )
+    ))  # no credential of lm-eval's model_args reaches summary.json (or the report built on it)
 
 
 def _current(path: Path, files: RunFiles, settings: EstimateSettings,
@@ -145,7 +146,7 @@ def load_summary(files: RunFiles, settings: EstimateSettings | None = None, run:
     """
     settings = settings or EstimateSettings()
     found = _current(files.summary, files, settings, calibration)
-    if found is not None:
+    if found is not None and redact_value(found) == found:
         return found
     data = build_summary(run or load_run(files), settings, calibration)
     try:

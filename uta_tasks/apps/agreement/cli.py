@@ -28,8 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.judge import LABELS
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.label_sources import LabelSource, load_sources
 from uta_tasks.stats.alpha import Alpha, krippendorff_alpha
+from uta_tasks.templates.escape import display_text
 
 from .compare import Comparison, compare_all, compare_pooled, report
 from .slices import DEFAULT_SIZE, file_view, render_slices, slice_rows
@@ -163,12 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             text.append(_calibration(args.calibration_out, sources))
     except (FileNotFoundError, ValueError) as exc:
         raise SystemExit(f"uta-agreement: {exc}") from None
-    sys.stdout.write(render_table(rows, args.replicates, args.seed, confusion=not args.no_confusion))
-    sys.stdout.write("".join(text))
+    sys.stdout.write(display_text(render_table(rows, args.replicates, args.seed, confusion=not args.no_confusion)))
+    sys.stdout.write(display_text("".join(text)))  # model names: no control, bidi or surrogate character
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
         data = report(sources, rows, args.replicates, args.seed, **extra)
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
+        write_text(args.json, json.dumps(data, indent=2) + "\n")
     if rows and all(row.n == 0 for row in rows):
         return 1
     return 0

@@ -7,10 +7,12 @@ send; the page keeps it in the tab's ``sessionStorage`` and sends it as
 ``Authorization: Bearer <secret>`` with every API request, so it never appears in a request
 line, a server log or an export.
 
-When access is required (the server listens beyond loopback, or ``require_invites`` is
-set), ``/api/*`` answers only a request with a valid secret, and acts for the name the
-secret was issued to: a request naming another annotator is refused. On loopback without
-``require_invites`` no secret is needed (a valid one still binds the name).
+When access is required (the server listens beyond loopback, behind a proxy given by
+``--public-url``, or ``require_invites`` is set), ``/api/*`` answers only a request with a
+valid secret, and acts for the name the secret was issued to: a request naming another
+annotator is refused. On loopback without invites the server's own token (see
+:mod:`.server`) is needed instead, unless it runs with ``--no-token`` (a valid invite
+secret still binds the name).
 """
 
 from __future__ import annotations

@@ -10,8 +10,11 @@
 :mod:`.packet`), then serves it on http://127.0.0.1:8765/ until Ctrl-C. ``export``
 writes one JSON line per complete answer: ``{"item_id", "annotator", "label",
 "genuine"}``, the input of ``uta-agreement``. ``invite`` issues an annotator's personal
-link (see :mod:`.access`): a server listening beyond 127.0.0.1 serves items and takes answers
-only through such links, and refuses to start before anyone is invited.
+link (see :mod:`.access`): a server listening beyond 127.0.0.1 or behind a proxy
+(``--public-url``) serves items and takes answers only through such links, and refuses to
+start before anyone is invited. On 127.0.0.1 the printed link carries a per-server token
+(``--no-token`` serves without it); pages of other sites are refused either way (see
+:mod:`.guard`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from uta_tasks.runs.atomic import write_text
 
 from . import access
 from .db import AnnotationDB, AnnotationError
@@ -52,7 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=DEFAULT_HOST, help="interface (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     serve.add_argument("--require-invites", action="store_true",
-                       help="demand an invite link even on 127.0.0.1 (always demanded beyond it)")
+                       help="demand an invite link even on 127.0.0.1 (always demanded beyond it and behind a proxy)")
+    serve.add_argument("--public-url", action="append", default=[], metavar="URL",
+                       help="behind a reverse proxy: the address annotators open (e.g. https://annot.lab/); its host "
+                       "and origin are accepted, and invites are demanded (repeatable)")
+    serve.add_argument("--no-token", action="store_true",
+                       help="on 127.0.0.1 without invites, serve without the per-server token of the printed link "
+                       "(any program on this machine may then read and answer under any name; pages of other "
+                       "sites are still refused)")
     invite = commands.add_parser("invite", help="issue an annotator's personal link (replaces an earlier one)")
     invite.add_argument("name", help="the annotator's name (1-64 letters, digits, space, '_', '.', '-')")
     invite.add_argument("--db", type=Path, required=True, help="annotation database")
@@ -137,8 +149,7 @@ def export(db_path: Path, output: Path, annotator: str | None = None) -> int:
         raise AnnotationError(f"{db_path} does not exist: give the --db used with uta-annotate serve")
     with AnnotationDB(db_path) as db:
         rows, incomplete = db.export(annotator)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    write_text(output, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     if incomplete:
         log.warning("left out %d answer(s) without both a label and a genuine decision", incomplete)
     return len(rows)
@@ -165,10 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         kinds = [kind.strip() for kind in args.kinds.split(",") if kind.strip()]
         size = prepare_packet(args.db, args.paths, args.n, args.seed, args.allocation, kinds, args.hard_against)
-        server = AnnotationServer(args.db, host=args.host, port=args.port, require_invites=args.require_invites)
+        server = AnnotationServer(args.db, host=args.host, port=args.port, require_invites=args.require_invites,
+                                  public_urls=args.public_url, open_token=not args.no_token)
     except (AnnotationError, FileNotFoundError, ValueError, OSError) as exc:
         raise SystemExit(f"uta-annotate: {exc}") from None
-    where = "each annotator opens their invite link" if server.require_invites else f"open {server.url}"
+    where = "each annotator opens their invite link" if server.require_invites else f"open {server.link}"
     print(f"annotating {size} item(s) from {args.db} on {server.url}: {where} (Ctrl-C to stop; answers are saved "
           "at once)")
     try:

@@ -11,6 +11,16 @@ Tables:
 - ``invites``: per annotator, the SHA-256 digest of their access secret (never the
   secret itself; see :mod:`.access`).
 
+Text: a model's output may hold anything, lone surrogates included, which sqlite (UTF-8)
+cannot store as TEXT. Packets record ``text_codec: json`` in ``packet_meta``, and then
+every text from a run (context, user turn, task, model) is stored as its JSON string
+literal in ASCII (``"\\ud800"`` stays six characters), so the text is kept exactly and
+decoded back on reading; packets from earlier versions (no ``text_codec``) hold plain
+TEXT and are read as such.
+
+Saving: each answer is one ``BEGIN IMMEDIATE`` transaction that reads the stored answer
+and writes it back with the change, so concurrent saves for one item never lose a field.
+
 The order of the packet is shuffled per annotator, seeded by the packet seed and the
 annotator's name, so it is stable across sessions and differs between annotators.
 """
@@ -43,6 +53,7 @@ _SCHEMA = (
         PRIMARY KEY (annotator, item_id))""",
     "CREATE TABLE IF NOT EXISTS invites (annotator TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL UNIQUE)",
 )
+TEXT_CODEC = "json"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
 
 
@@ -127,6 +138,7 @@ class AnnotationDB:
         """
         if self.meta():
             raise AnnotationError(f"{self.path} already holds a packet: use it, or give another --db")
+        meta = {**meta, "text_codec": TEXT_CODEC}
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             self._conn.executemany(
@@ -134,12 +146,12 @@ class AnnotationDB:
             )
             self._conn.executemany(
                 "INSERT INTO packet_items VALUES (?, ?, ?, ?)",
-                [(it.item_id, rank, json.dumps([list(turn) for turn in it.context]), it.user_turn)
+                [(_ascii(it.item_id), rank, json.dumps([list(turn) for turn in it.context]), json.dumps(it.user_turn))
                  for rank, it in enumerate(items)],
             )
             self._conn.executemany(
                 "INSERT INTO packet_strata VALUES (?, ?, ?, ?)",
-                [(it.item_id, it.task, it.model, it.judge_label) for it in items],
+                [(_ascii(it.item_id), json.dumps(it.task), json.dumps(it.model), it.judge_label) for it in items],
             )
         except BaseException:
             self._conn.execute("ROLLBACK")
@@ -178,7 +190,9 @@ class AnnotationDB:
         ).fetchone()
         label, genuine = self._answer(annotator, item_id)
         turns = tuple((str(role), str(content)) for role, content in json.loads(context))
-        return Shown(position, len(order), turns, user_turn, label, genuine)
+        if self.meta().get("text_codec") == TEXT_CODEC:
+            user_turn = json.loads(user_turn)
+        return Shown(position, len(order), turns, str(user_turn), label, genuine)
 
     def answer(self, annotator: str, position: int, changes: dict[str, Any]) -> tuple[str | None, bool | None]:
         """Save a label and/or genuine decision at once.
@@ -197,19 +211,27 @@ class AnnotationDB:
             raise AnnotationError(f"an answer holds 'label' and/or 'genuine', got {sorted(changes)}")
         if "label" in changes and changes["label"] is not None and changes["label"] not in LABELS:
             raise AnnotationError(f"label {changes['label']!r} is not one of {list(LABELS)}")
-        if "genuine" in changes and changes["genuine"] not in (True, False, None):
+        if "genuine" in changes and changes["genuine"] is not None and type(changes["genuine"]) is not bool:
             raise AnnotationError(f"genuine must be true, false or null, got {changes['genuine']!r}")
+        if type(position) is not int:
+            raise AnnotationError(f"position must be an integer, got {position!r}")
         order = self.order(annotator)
         if not 0 <= position < len(order):
             raise AnnotationError(f"position {position} is outside the packet (0-{len(order) - 1})")
         name, item_id = check_annotator(annotator), order[position]
-        label, genuine = self._answer(name, item_id)
-        label = changes.get("label", label)
-        genuine = changes.get("genuine", genuine)
-        self._conn.execute(
-            "INSERT OR REPLACE INTO annotations VALUES (?, ?, ?, ?, ?)",
-            (name, item_id, label, None if genuine is None else int(genuine), time.time()),
-        )
+        self._conn.execute("BEGIN IMMEDIATE")  # read and write in one transaction: no lost field
+        try:
+            label, genuine = self._answer(name, item_id)
+            label = changes.get("label", label)
+            genuine = changes.get("genuine", genuine)
+            self._conn.execute(
+                "INSERT OR REPLACE INTO annotations VALUES (?, ?, ?, ?, ?)",
+                (name, item_id, label, None if genuine is None else int(genuine), time.time()),
+            )
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
         return label, genuine
 
     def progress(self, annotator: str) -> tuple[int, int | None]:
@@ -281,3 +303,8 @@ class AnnotationDB:
         if row is None:
             return None, None
         return row[0], None if row[1] is None else bool(row[1])
+
+
+def _ascii(text: str) -> str:
+    """An id as stored: ASCII ids unchanged, anything else as its JSON literal (never a crash)."""
+    return text if text.isascii() else json.dumps(text)

@@ -24,6 +24,7 @@ from pathlib import Path
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.errors import JudgeConfigError
 from uta_tasks.judge.settings import JudgeSettings
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.schema.probe import VERDICT_SLOTS
 
 from .flow import BatchOptions, judge_batch
@@ -82,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = json.dumps(summary, indent=2)
     print(text)
     if args.summary:
-        args.summary.write_text(text + "\n", encoding="utf-8")
+        write_text(args.summary, text + "\n")
     return EXIT_PENDING if run.pending else 0
 
 

@@ -25,7 +25,9 @@ from uta_tasks.apps.gate.render_markdown import render_markdown
 from uta_tasks.apps.gate.render_text import render_text
 from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
 from uta_tasks.paper.families import parse_families
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.jsonio import dumps_strict
+from uta_tasks.templates.escape import display_text
 
 
 def parser() -> argparse.ArgumentParser:
@@ -52,8 +54,7 @@ def parser() -> argparse.ArgumentParser:
 
 def _write(path: Path | None, text: str) -> None:
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_text(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +88,7 @@ def _paper(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"uta-gate --paper: cannot decide: {exc}", file=sys.stderr)
         return EXIT_UNDECIDED
-    sys.stdout.write(render_paper_text(result))
+    sys.stdout.write(display_text(render_paper_text(result)))
     _write(args.json, dumps_strict(result.to_dict()) + "\n")
     return result.exit_code
 

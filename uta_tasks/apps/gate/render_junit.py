@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 
 from uta_tasks.apps.gate.api import GateResult
 from uta_tasks.stats.display import interval, number
+from uta_tasks.templates.escape import display_text
 
 
 def render_junit(result: GateResult) -> str:
@@ -35,4 +36,5 @@ def render_junit(result: GateResult) -> str:
         else:
             ET.SubElement(case, "system-out").text = detail
     ET.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    # display_text: control characters and lone surrogates are not XML; they become visible \uXXXX text
+    return display_text('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from uta_tasks.apps.gate.api import GateResult
 from uta_tasks.stats.display import interval, number
+from uta_tasks.templates.escape import code_span, display_text, markdown_text
 
 _ICON = {"pass": "✅ pass", "fail": "❌ fail", "error": "⚠️ undecided"}
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text)
 
 
 def render_markdown(result: GateResult) -> str:
@@ -21,13 +22,13 @@ def render_markdown(result: GateResult) -> str:
     c = result.counts()
     p = result.provenance
     mode = "strict: point estimates" if result.settings.strict else f"{result.settings.confidence:.0%} intervals"
-    judge = f"judge `{p.get('judge_model', '?')}` (prompt `{p.get('prompt_version', '?')}`)"
+    judge = f"judge {code_span(p.get('judge_model', '?'))} (prompt {code_span(p.get('prompt_version', '?'))})"
     lines = [
         f"## uta-gate: {result.verdict.upper()}",
         "",
         f"{c['pass']} passed, {c['fail']} failed, {c['error']} undecided ({mode}).",
         "",
-        f"Model `{p.get('model', '?')}`, {judge}, temperature {p.get('temperature', '?')}.",
+        f"Model {code_span(p.get('model', '?'))}, {judge}, temperature {markdown_text(p.get('temperature', '?'))}.",
         "",
         "| rule | value | interval | bound | n | verdict |",
         "|---|---:|---|---|---:|---|",
@@ -43,4 +44,4 @@ def render_markdown(result: GateResult) -> str:
     noisy = [r for r in result.results if r.judge_noise]
     if noisy:
         lines += ["", *[f"- **{_cell(r.rule.name)}**: {_cell(r.judge_noise or '')}" for r in noisy]]
-    return "\n".join(lines) + "\n"
+    return display_text("\n".join(lines) + "\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from uta_tasks.apps.gate.api import GateResult
 from uta_tasks.stats.display import interval, number
+from uta_tasks.templates.escape import display_text
 
 HEADERS = ("rule", "value", "interval", "bound", "n", "verdict")
 
@@ -47,4 +48,4 @@ def render_text(result: GateResult) -> str:
     mode = "strict (point estimates)" if result.settings.strict else f"{result.settings.confidence:.0%} intervals"
     counts = f"{c['pass']} passed, {c['fail']} failed, {c['error']} undecided"
     lines += ["", f"gate {result.verdict.upper()} (exit {result.exit_code}): {counts}; {mode}"]
-    return "\n".join(lines) + "\n"
+    return display_text("\n".join(lines) + "\n")  # no terminal escape or bidi override from a name

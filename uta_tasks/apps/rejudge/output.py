@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.apps.rejudge.run import RejudgedTask
+from uta_tasks.judge.redact import redact_value
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.jsonio import dumps_strict, read_json
 from uta_tasks.schema import output
 
@@ -74,7 +76,7 @@ def _results(tasks: list[RejudgedTask], source_path: Path | None, judge: dict[st
     source: dict[str, Any] = read_json(source_path) if source_path is not None else {}
     if not isinstance(source, dict):
         raise ValueError(f"{source_path} is not an lm-eval results file (not a JSON object)")
-    out = {k: v for k, v in source.items() if k not in _DROPPED_KEYS}
+    out = {k: redact_value(v) for k, v in source.items() if k not in _DROPPED_KEYS}  # no model_args credential
     names_ = [t.task for t in tasks]
     out["results"] = {
         t.task: {"alias": ((source.get("results") or {}).get(t.task) or {}).get("alias", t.task), **t.metrics}
@@ -135,9 +137,9 @@ def write(tasks: list[RejudgedTask], output_path: Path, judge_metadata: dict[str
         results = _results(group, results_src if results_src.is_file() else None, judge, judge_metadata, date)
         folder.mkdir(parents=True, exist_ok=True)
         for task in group:
-            (folder / f"{output.SAMPLES_PREFIX}{task.task}_{date_id}.jsonl").write_text(
-                "".join(dumps_strict(s, indent=None) + "\n" for s in task.samples), encoding="utf-8")
+            write_text(folder / f"{output.SAMPLES_PREFIX}{task.task}_{date_id}.jsonl",
+                       "".join(dumps_strict(s, indent=None) + "\n" for s in task.samples))
         path = folder / f"{output.RESULTS_PREFIX}{date_id}.json"
-        path.write_text(dumps_strict(results) + "\n", encoding="utf-8")
+        write_text(path, dumps_strict(results) + "\n")
         written.append(path)
     return written

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.retest_file import FILE_NAME, SCHEMA
 from uta_tasks.schema.probe import VERDICT, ProbeRecord
 from uta_tasks.stats.alpha import Alpha, krippendorff_alpha
@@ -150,7 +151,7 @@ def write_retest(results: Sequence[TaskRetest], output_path: Path, judge: dict[s
     output_path.mkdir(parents=True, exist_ok=True)
     path = output_path / FILE_NAME
     data = {"schema": SCHEMA, "judge": judge, "tasks": {r.task: r.to_dict() for r in results}}
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, indent=2) + "\n")
     return path
 
 

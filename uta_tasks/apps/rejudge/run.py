@@ -11,7 +11,6 @@ metrics with zero judge calls.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import judging
+from uta_tasks.runs.jsonio import read_jsonl
 from uta_tasks.runs.sample_files import SamplesFile, find_samples
 from uta_tasks.schema.probe import ProbeRecord, ProbeSpec
 
@@ -59,8 +59,7 @@ def _load(paths: Sequence[str | Path]) -> list[RejudgedTask]:
         for found in find_samples([root]):
             if found.path in tasks:
                 continue
-            lines = found.path.read_text(encoding="utf-8").splitlines()
-            samples = [json.loads(line) for line in lines if line.strip()]
+            samples = [row for _, row in read_jsonl(found.path)]  # bytes that are not UTF-8 read as U+FFFD
             records = [[ProbeRecord.from_json(text) for text in s["filtered_resps"][0]] for s in samples]
             tasks[found.path] = RejudgedTask(found.task, found, root, samples, records)
     return list(tasks.values())

@@ -14,6 +14,7 @@ from uta_tasks.apps.report.paper_sections import paper_tables
 from uta_tasks.apps.report.samples import sample_rows
 from uta_tasks.apps.report.tables import Table, conditioned, headline, labels, perturbations, temperatures, unjudged
 from uta_tasks.runs import EstimateSettings
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.collect import ReportData, collect
 
 
@@ -71,10 +72,11 @@ def build_report(
                 for name, fig_title, markup in paper_figures(data, families)]
     samples, left_out = sample_rows(data, max_samples)
     html = out / "report.html"
-    html.write_text(render_html(data, tables, figures, samples, title=title, left_out=left_out,
-                                max_samples=max_samples), encoding="utf-8")
+    page = render_html(data, tables, figures, samples, title=title, left_out=left_out, max_samples=max_samples)
+    markdown = render_markdown(data, tables, figures, title=title)
+    write_text(html, page)  # both rendered before either is written; each replaced whole
     md = out / "report.md"
-    md.write_text(render_markdown(data, tables, figures, title=title), encoding="utf-8")
+    write_text(md, markdown)
     return ReportFiles(html, md, figures)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from uta_tasks.apps.report.svg import Point, Series, bar_chart, line_chart, stacked_bar_chart, svg_document
 from uta_tasks.apps.report.tables import temp_text
+from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import label_shares
 from uta_tasks.schema import output
@@ -113,7 +114,7 @@ def save_figure(markup: str, name: str, title: str, out_dir: Path) -> FigureFile
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     svg = out_dir / f"{name}.svg"
-    svg.write_text(svg_document(markup), encoding="utf-8")
+    write_text(svg, svg_document(markup))
     return FigureFile(name, title, svg, markup)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from typing import Any
 
 import uta_tasks
@@ -11,10 +14,15 @@ from uta_tasks.apps.report.samples import script_json
 from uta_tasks.apps.report.tables import Table
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.templates import render
+from uta_tasks.templates.escape import display_text
 
 # Which table section each figure is shown in.
 FIGURE_SECTION = {"headline": "headline", "labels": "labels", "perturbations": "perturbations",
                   "temperature": "temperatures", **PAPER_FIGURE_SECTION}
+CSP_PLACEHOLDER = "uta-report-content-security-policy"
+# The page's executable inline script (not the JSON data block) and its inline style.
+_INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
+_INLINE_STYLE = re.compile(r"<style>(.*?)</style>", re.S)
 PROVENANCE_HEADERS = ["model", "results file", "temperature", "judge model", "prompt version", "judge temperature",
                       "lm-eval", "transformers", "samples", "limit", "tasks"]
 
@@ -67,7 +75,7 @@ def render_html(data: ReportData, tables: list[Table], figures: list[FigureFile]
     by_section: dict[str, list[FigureFile]] = {}
     for fig in figures:
         by_section.setdefault(FIGURE_SECTION.get(fig.name, "headline"), []).append(fig)
-    return render(
+    page = render(
         "report/report.html.j2",
         title=title,
         version=uta_tasks.__version__,
@@ -81,4 +89,32 @@ def render_html(data: ReportData, tables: list[Table], figures: list[FigureFile]
         samples_json=script_json(samples),
         left_out=left_out,
         max_samples=max_samples,
+        csp=CSP_PLACEHOLDER,
     )
+    return with_csp(display_text(page))
+
+
+def with_csp(page: str) -> str:
+    """The page with its Content-Security-Policy: nothing loads or connects, only the page's own
+    inline script (by its SHA-256) and style run, and images are ``data:`` URIs.
+
+    Args:
+        page: the rendered page holding :data:`CSP_PLACEHOLDER` in its CSP ``<meta>``.
+    """
+    scripts = _INLINE_SCRIPT.findall(page)
+    styles = _INLINE_STYLE.findall(page)
+    policy = "; ".join([
+        "default-src 'none'",
+        "script-src " + " ".join(_source_hash(s) for s in scripts) if scripts else "script-src 'none'",
+        "style-src " + " ".join(_source_hash(s) for s in styles) if styles else "style-src 'none'",
+        "img-src data:",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "object-src 'none'",
+    ])
+    return page.replace(CSP_PLACEHOLDER, policy, 1)
+
+
+def _source_hash(source: str) -> str:
+    digest = hashlib.sha256(source.encode("utf-8", "backslashreplace")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"

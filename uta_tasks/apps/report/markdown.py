@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from uta_tasks.apps.report.figures import FigureFile
 from uta_tasks.apps.report.html import PROVENANCE_HEADERS, provenance_rows
 from uta_tasks.apps.report.tables import Table
 from uta_tasks.runs.collect import ReportData
+from uta_tasks.templates.escape import display_text, markdown_text
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text)
 
 
 def table_markdown(table: Table) -> str:
@@ -18,7 +21,7 @@ def table_markdown(table: Table) -> str:
     Args:
         table: the table.
     """
-    lines = [f"### {table.title}", "", table.caption, ""]
+    lines = [f"### {markdown_text(table.title)}", "", markdown_text(table.caption), ""]
     if not table.rows:
         return "\n".join([*lines, "_No rows._", ""])
     lines.append("| " + " | ".join(_cell(h) for h in table.headers) + " |")
@@ -38,11 +41,12 @@ def render_markdown(data: ReportData, tables: list[Table], figures: list[FigureF
         title: heading.
         figures_dir: path of the figures folder relative to the Markdown file.
     """
-    parts = [f"## {title}", "", f"Intervals at {data.settings.confidence:.0%} confidence.", ""]
+    parts = [f"## {markdown_text(title)}", "", f"Intervals at {data.settings.confidence:.0%} confidence.", ""]
     parts += [table_markdown(t) for t in tables]
     if figures:
-        parts += ["### Figures", ""] + [f"![{f.title}]({figures_dir}/{f.svg.name})" for f in figures] + [""]
+        parts += ["### Figures", ""] + [f"![{markdown_text(f.title)}]({quote(figures_dir)}/{quote(f.svg.name)})"
+                                        for f in figures] + [""]
     prov = Table("provenance", "Provenance", "Where the numbers come from.", PROVENANCE_HEADERS,
                  provenance_rows(data))
     parts.append(table_markdown(prov))
-    return "\n".join(parts)
+    return display_text("\n".join(parts))

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
+from uta_tasks.templates.escape import display_text
+
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
            "#17becf")
 FONT = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""
@@ -64,6 +66,11 @@ class Series:
     color: str | None = None
 
 
+def _esc(text: str) -> str:
+    """Text content: markup escaped, control and bidi-override characters visible (XML-safe)."""
+    return escape(display_text(text))
+
+
 def svg_document(markup: str) -> str:
     """A chart's markup as the content of a ``.svg`` file (XML prolog added)."""
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + markup + "\n"
@@ -87,7 +94,7 @@ def _text(x: float, y: float, text: str, *, size: int = 11, anchor: str = "middl
           rotate: float | None = None) -> str:
     lines = text.split("\n")
     transform = f' transform="rotate({_num(rotate)} {_num(x)} {_num(y)})"' if rotate is not None else ""
-    body = "".join(f'<tspan x="{_num(x)}" dy="{0 if i == 0 else _LINE_H}">{escape(line)}</tspan>'
+    body = "".join(f'<tspan x="{_num(x)}" dy="{0 if i == 0 else _LINE_H}">{_esc(line)}</tspan>'
                    for i, line in enumerate(lines))
     return (f'<text x="{_num(x)}" y="{_num(y)}" font-size="{size}" text-anchor="{anchor}" '
             f'font-weight="{weight}"{transform}>{body}</text>')
@@ -99,8 +106,8 @@ def _text_width(text: str, size: int = 11) -> float:
 
 def _open(width: float, height: float, title: str) -> list[str]:
     return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
-            f'viewBox="0 0 {_num(width)} {_num(height)}" role="img" aria-label={quoteattr(title)} {FONT}>',
-            f"<title>{escape(title)}</title>",
+            f'viewBox="0 0 {_num(width)} {_num(height)}" role="img" aria-label={quoteattr(display_text(title))} {FONT}>',
+            f"<title>{_esc(title)}</title>",
             f'<rect x="0" y="0" width="{_num(width)}" height="{_num(height)}" fill="#ffffff"/>',
             _text(width / 2, 18, title, size=13, weight="bold")]
 
@@ -180,7 +187,7 @@ def bar_chart(title: str, categories: Sequence[str], series: Sequence[Series], *
             y = y_of(p.value)
             out.append(f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(bar_w * 0.92)}" '
                        f'height="{_num(top + plot_height - y)}" fill="{_color(s, i)}"><title>'
-                       f"{escape(s.name)} · {escape(cat.replace(chr(10), ' '))}: {_num(p.value)}</title></rect>")
+                       f"{_esc(s.name)} · {_esc(cat.replace(chr(10), ' '))}: {_num(p.value)}</title></rect>")
             if p.low is not None and p.high is not None:
                 out.append(_interval(x + bar_w * 0.46, y_of(p.low), y_of(p.high)))
         out.append(_text(left + gw * (g + 0.5), top + plot_height + 14, cat, size=11))
@@ -226,7 +233,7 @@ def stacked_bar_chart(title: str, rows: Sequence[str], segments: Sequence[Series
                 continue
             w = plot_width * min(p.value, x_max - acc) / x_max
             out.append(f'<rect x="{_num(left + plot_width * acc / x_max)}" y="{_num(y)}" width="{_num(w)}" '
-                       f'height="{_num(bar_h)}" fill="{_color(s, i)}"><title>{escape(row)} · {escape(s.name)}: '
+                       f'height="{_num(bar_h)}" fill="{_color(s, i)}"><title>{_esc(row)} · {_esc(s.name)}: '
                        f"{_num(p.value)}</title></rect>")
             acc += p.value
     out += _legend(segments, left + plot_width + 16, top + 6)
@@ -277,6 +284,6 @@ def line_chart(title: str, xs: Sequence[float], series: Sequence[Series], *, x_l
             if p.low is not None and p.high is not None:
                 out.append(_interval(x_of(x), y_of(p.low), y_of(p.high)))
             out.append(f'<circle cx="{_num(x_of(x))}" cy="{_num(y_of(p.value))}" r="4" fill="{c}"><title>'
-                       f"{escape(s.name)} · {_num(x)}: {_num(p.value)}</title></circle>")
+                       f"{_esc(s.name)} · {_num(x)}: {_num(p.value)}</title></circle>")
     out += _legend(series, left + plot_width + 16, top + 6, line=True)
     return "\n".join(out + ["</svg>"])

@@ -35,7 +35,9 @@
     const response = await fetch(path, request);
     const data = await response.json();
     if (!response.ok) {
-      throw new Error(data.error || response.statusText);
+      const error = new Error(data.error || response.statusText);
+      error.needName = data.need_name === true;
+      throw error;
     }
     return data;
   }
@@ -188,10 +190,23 @@
       $("annotator-name").focus();
       return;
     }
+    let session;
+    try {
+      session = await api(`/api/session?annotator=${encodeURIComponent(annotator)}`);
+    } catch (error) {
+      if (error.needName) {  // the server's own link (a token, not an invite): ask for a name
+        $("login").hidden = false;
+        document.body.dataset.state = "login";
+        $("annotator-name").focus();
+        return;
+      }
+      setStatus(error.message, "error");
+      document.body.dataset.state = "error";
+      return;
+    }
     $("app").hidden = false;
     document.addEventListener("keydown", onKey);
     try {
-      const session = await api(`/api/session?annotator=${encodeURIComponent(annotator)}`);
       annotator = session.annotator;
       answered = session.answered;
       const fromHash = parseInt(window.location.hash.slice(1), 10) - 1;
