@@ -51,6 +51,7 @@ def test_default_table_holds_accuracy_and_headline_rows(scripted, judge_server):
 
 def test_gsm8k_shows_at_most_eight_rows_per_task(scripted, judge_server):
     meta = _meta(judge_server, gsm8k_data_files=str(DATA / "gsm8k_test.jsonl"))
-    results = evaluate(scripted, ["uta_gsm8k_all"], limit=2, metadata=meta)
-    for task in ("uta_gsm8k", "uta_gsm8k_trunc", "uta_gsm8k_question"):
+    tasks = ["uta_gsm8k", "uta_gsm8k_trunc", "uta_gsm8k_question"]
+    results = evaluate(scripted, tasks, limit=2, metadata=meta)
+    for task in tasks:
         assert 2 <= len(_names(results["results"][task])) <= 8, task
