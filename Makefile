@@ -28,7 +28,7 @@ SLOW_LOG ?= .cache/make-test-slow.log
 # make test: the two pytest processes generate at the same time, so each model runs on one
 # thread (torch through OpenMP, and vLLM's CPU worker, which otherwise binds a thread to every
 # core): spinning OpenMP threads of two processes on two cores run several times slower than
-# one thread each (docs/test-speed.md).
+# one thread each (CONTRIBUTING.md, "How make test keeps within 30 minutes").
 TEST_THREADS_ENV ?= OMP_NUM_THREADS=1 VLLM_CPU_OMP_THREADS_BIND=nobind
 
 .PHONY: help setup setup-all setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint docs generate quickstart wheel clean distclean

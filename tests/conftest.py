@@ -16,7 +16,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 # The session fixtures that load a model, start a server or build a run on them: a slow test
 # that needs none of them is "standalone", and make test runs it in the second pytest
-# process, beside the tests that share them (docs/test-speed.md).
+# process, beside the tests that share them (CONTRIBUTING.md, "How make test keeps within 30 minutes").
 SESSION_MODEL_FIXTURES = frozenset({"hf_lm", "llama_url", "vllm_server", "uta_real_run"})
 
 

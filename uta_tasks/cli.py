@@ -6,6 +6,7 @@ folders through the ``lm_eval.tasks`` entry point (which this package declares),
 is added; elsewhere the uta task folder is appended to the include path of every
 ``TaskManager`` of this process, once. lm-eval's "chat template is not applied" warning is
 said once in its true sense: the uta tasks always apply the model's own template.
+``--plan`` prints what the run will generate, judge and cost, and runs nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ def install() -> None:
 
 
 def main() -> None:
-    """Entry point of ``uta-eval``."""
+    """Entry point of ``uta-eval`` (``--plan``: print the run's plan instead, :mod:`uta_tasks.apps.plan`)."""
+    if "--plan" in sys.argv[1:]:
+        from uta_tasks.apps.plan import main as plan
+
+        raise SystemExit(plan(sys.argv[1:]))
     install()
     compat.explain_chat_template_warning(compat.tasks_from_argv(sys.argv[1:]))
     compat.cli_main()

@@ -12,7 +12,7 @@ the metrics it reports come from :mod:`uta_tasks.metrics.table`.
 
 Settings read from the task metadata (YAML ``metadata`` and lm-eval ``--metadata``):
 ``role_switch``, ``question_seed``, ``user_max_gen_toks``, ``pass2_context``,
-``truncate_scope``, ``user_samples``, ``pass_at_k``, ``judge`` and every ``judge_*`` key; see
+``truncate_scope``, ``user_samples``, ``pass_at_k``, ``metrics``, ``judge`` and every ``judge_*`` key; see
 docs/settings.md.
 """
 
@@ -106,6 +106,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             drops_overlong=self._settings.overlong == "drop",
             user_samples=self._settings.user_samples,
             pass_at=self._settings.pass_at_k,
+            headline_only=self._settings.metrics == "headline",
         )
 
     def _metrics(self) -> list[table.MetricSpec]:
@@ -201,7 +202,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
     def aggregation(self) -> dict:
         if self._predict_only:
             return super().aggregation()
-        return {m.name: m.aggregation for m in self._metrics()}
+        return {m.name: table.lm_eval_aggregation(m) for m in self._metrics()}
 
     def higher_is_better(self) -> dict:
         if self._predict_only:

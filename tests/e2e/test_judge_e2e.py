@@ -31,6 +31,7 @@ def _cli(out: Path, url: str, cache: Path, model_dir: Path) -> subprocess.Comple
         "judge_model": url.model,
         "judge_cache": str(cache),
         "judge_max_tokens": 384,
+        "metrics": "full",
     }
     cmd = [
         sys.executable, "-m", "uta_tasks.cli",

@@ -115,7 +115,7 @@ def test_model_without_chat_template_fails_before_generation(smollm2_dir, tmp_pa
 
 
 def test_judge_none_reports_accuracy_without_follow_up_rates(lm):
-    results = evaluate(lm, ["uta_ifbench_trunc"], limit=1, metadata=dict(NO_JUDGE))
+    results = evaluate(lm, ["uta_ifbench_trunc"], limit=1, metadata={**NO_JUDGE, "metrics": "full"})
     metrics = results["results"]["uta_ifbench_trunc"]
     assert "prompt_level_strict_acc,none" in metrics and "share_changed,none" in metrics
     assert "trunc_emptied,none" in metrics

@@ -26,6 +26,7 @@ def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_
     meta = {
         "judge_base_url": judge_server.base_url, "judge_model": "fault-judge",
         "judge_cache": str(tmp_path / "judge.sqlite"), "ifbench_unverifiable": "drop", "user_max_gen_toks": 16,
+        "metrics": "full",
     }
     tasks = ["uta_ifbench", "uta_ifbench_trunc"]
     results = evaluate(scripted, tasks, limit=3, metadata=meta)
@@ -51,7 +52,7 @@ def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_
 def test_rerun_with_warm_judge_cache_makes_no_call(scripted, judge_server, tmp_path):
     scripted.script = thanks_after_full_answers
     meta = {"judge_base_url": judge_server.base_url, "judge_model": "fault-judge",
-            "judge_cache": str(tmp_path / "judge.sqlite"), "ifbench_unverifiable": "drop"}
+            "judge_cache": str(tmp_path / "judge.sqlite"), "ifbench_unverifiable": "drop", "metrics": "full"}
     first = evaluate(scripted, ["uta_ifbench_question"], limit=2, metadata=meta)
     calls = len(_item_calls(judge_server))
     second = evaluate(scripted, ["uta_ifbench_question"], limit=2, metadata=meta)

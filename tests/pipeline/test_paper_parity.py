@@ -121,7 +121,8 @@ def test_user_samples_pass_at_k_matches_brute_force(judge_server, tmp_path):
     sampled.calls = 0  # type: ignore[attr-defined]
     lm = ScriptedLM(load_tokenizer(template="qwen_think"), sampled)
     meta = {"judge_base_url": judge_server.base_url, "judge_model": "fault-judge", "judge_cache": "none",
-            "ifbench_unverifiable": "drop", "user_max_gen_toks": 16, "user_samples": 5, "pass_at_k": "1,2,5"}
+            "ifbench_unverifiable": "drop", "user_max_gen_toks": 16, "user_samples": 5, "pass_at_k": "1,2,5",
+            "metrics": "full"}
     results = evaluate(lm, ["uta_ifbench"], limit=6, metadata=meta,
                        gen_kwargs={**GEN, "temperature": 0.7, "do_sample": True})
     got = results["results"]["uta_ifbench"]

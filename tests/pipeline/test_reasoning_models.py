@@ -48,7 +48,7 @@ def test_unclosed_reasoning_is_flagged_and_scored_wrong():
         return "Hmm?"
 
     lm = ScriptedLM(load_tokenizer(template="qwen_think"), never_closes)
-    meta = {**NO_JUDGE, "gsm8k_data_files": str(DATA / "gsm8k_test.jsonl")}
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(DATA / "gsm8k_test.jsonl"), "metrics": "full"}
     results = evaluate(lm, ["uta_gsm8k"], limit=2, metadata=meta, gen_kwargs=GEN)
     gsm = results["results"]["uta_gsm8k"]
     assert gsm["answer_incomplete,none"] == 1.0
@@ -99,7 +99,7 @@ def test_over_long_pass2_prompt_is_refused_before_pass2_and_can_be_dropped():
         evaluate(lm, ["uta_ifbench"], limit=1, gen_kwargs=GEN)
     assert len(lm.calls) == 1, "pass 1 ran; pass 2 was refused before generating"
     lm = ScriptedLM(tokenizer, long_answer, max_length=380)
-    results = evaluate(lm, ["uta_ifbench"], limit=1, metadata={**NO_JUDGE, "overlong": "drop"})
+    results = evaluate(lm, ["uta_ifbench"], limit=1, metadata={**NO_JUDGE, "overlong": "drop", "metrics": "full"})
     assert results["results"]["uta_ifbench"]["overlong,none"] == 1.0
     assert records(results, "uta_ifbench")[0].overlong == "pass2"
 

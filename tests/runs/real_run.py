@@ -28,6 +28,7 @@ def judge_metadata(url: Any, cache: Path) -> dict[str, Any]:
         "judge_max_tokens": 384,
         "ifbench_unverifiable": "drop",
         "user_max_gen_toks": 24,
+        "metrics": "full",
     }
 
 

@@ -225,6 +225,18 @@ def nanmean(values: Sequence[float]) -> float:
     return float(lm_nanmean(values))
 
 
+def native_aggregation(name: str) -> Callable[[list], float]:
+    """lm-eval's own aggregation function of that name (``mean``, ``nanmean``): the objects
+    ``api.metrics.stderr_for_metric`` recognises to compute a standard error.
+
+    Args:
+        name: the aggregation's name in ``lm_eval.api.metrics``.
+    """
+    from lm_eval.api import metrics
+
+    return getattr(metrics, name)
+
+
 def builtin_task_module(name: str) -> Any:
     """A module of a task that ships with lm-eval (its reference scorer code), e.g.
     ``ifeval.utils`` is ``lm_eval.tasks.ifeval.utils``.
@@ -303,3 +315,22 @@ def cli_main() -> None:
 # Generation backends (0.4.13 and 0.5 alike; read by uta_tasks/probe/scale_out.py): ``VLLM`` with
 # ``data_parallel_size`` > 1 loads the model in new Ray workers on every ``generate_until``;
 # ``TemplateAPI`` keeps the last ``max_length - 1 - max_gen_toks`` prompt tokens (a negative
+
+
+def parse_args_string(text: str) -> dict[str, Any]:
+    """``--gen_kwargs`` / ``--model_args`` text as lm-eval reads it (``k=v,k=v`` through
+    ``lm_eval.utils.simple_parse_args_string``, or a JSON object).
+
+    Args:
+        text: the flag's value ("" gives {}).
+    """
+    import json
+
+    text = text.strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        return dict(json.loads(text))
+    from lm_eval.utils import simple_parse_args_string
+
+    return dict(simple_parse_args_string(text))

@@ -8,6 +8,11 @@ quickstart's summary and the manual's table (docs/metrics.md) (checked by a test
 
 Accuracy metrics come from the benchmark (``uta_tasks.datasets``); they are added in front
 of the probe's own rows.
+
+**Headline rows.** A row with ``headline=True`` is in lm-eval's results (and its printed
+table) by default: the benchmark's accuracy metrics and :data:`HEADLINE`. Every other row
+is computed only with the ``metrics: full`` task setting; the logged samples hold
+everything needed to compute it later.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ class TaskShape:
         drops_overlong: ``overlong: drop``: accuracy leaves out the dropped docs.
         user_samples: user turns drawn per answer (``user_samples``).
         pass_at: the k of the ``genuine_pass_at_<k>`` metrics (``pass_at_k``).
+        headline_only: report only the headline rows (the ``metrics: headline`` setting).
     """
 
     perturbation: str
@@ -42,6 +48,7 @@ class TaskShape:
     drops_overlong: bool = False
     user_samples: int = 1
     pass_at: tuple[int, ...] = ()
+    headline_only: bool = False
 
     @property
     def perturbed(self) -> bool:
@@ -60,6 +67,7 @@ class MetricSpec:
         higher_is_better: lm-eval's flag.
         applies: whether a task of this shape reports it.
         meaning: one line for the manual's table.
+        headline: reported by default (else only with ``metrics: full``).
     """
 
     name: str
@@ -68,6 +76,12 @@ class MetricSpec:
     higher_is_better: bool
     applies: Callable[[TaskShape], bool]
     meaning: str
+    headline: bool = False
+
+
+# The probe's rows in lm-eval's table by default, beside the benchmark's accuracy metrics.
+HEADLINE = frozenset({"genuine_followup", "genuine_followup_base", "genuine_followup_diff", "share_changed",
+                      "unjudged"})
 
 
 def _always(shape: TaskShape) -> bool:
@@ -111,11 +125,11 @@ def _judged_generated(shape: TaskShape) -> bool:
 
 
 def _rate(name: str, applies: Callable[[TaskShape], bool], meaning: str, higher: bool = True) -> MetricSpec:
-    return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning)
+    return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning, name in HEADLINE)
 
 
 def _count(name: str, applies: Callable[[TaskShape], bool], meaning: str) -> MetricSpec:
-    return MetricSpec(name, total, "sum", False, applies, meaning)
+    return MetricSpec(name, total, "sum", False, applies, meaning, name in HEADLINE)
 
 
 PROBE_METRICS: tuple[MetricSpec, ...] = (
@@ -173,13 +187,14 @@ def accuracy_metrics(aggregations: dict[str, Callable[[list], float]], drops: bo
     """
     return [
         MetricSpec(name, SkippingDropped(agg) if drops else agg, getattr(agg, "__name__", "mean"), True, _always,
-                   "benchmark accuracy")
+                   "benchmark accuracy", headline=True)
         for name, agg in aggregations.items()
     ]
 
 
 def metrics_for(shape: TaskShape, accuracy: dict[str, Callable[[list], float]]) -> list[MetricSpec]:
-    """Every metric a task of this shape reports, accuracy first.
+    """Every metric a task of this shape reports, accuracy first (only the headline rows
+    with ``shape.headline_only``).
 
     Args:
         shape: the task's shape.
@@ -188,7 +203,25 @@ def metrics_for(shape: TaskShape, accuracy: dict[str, Callable[[list], float]]) 
     probe = [m for m in PROBE_METRICS if m.applies(shape)]
     if shape.judged:
         probe += [_rate(f"{PASS_AT_PREFIX}{k}", _judged, f"unbiased pass@{k}") for k in shape.pass_at]
+    if shape.headline_only:
+        probe = [m for m in probe if m.headline]
     return [*accuracy_metrics(accuracy, shape.drops_overlong), *probe]
+
+
+def lm_eval_aggregation(spec: MetricSpec) -> Callable[[list], float]:
+    """The aggregation handed to lm-eval: lm-eval's own ``mean`` or ``nanmean`` where ours is
+    that same computation, so that lm-eval computes the row's standard error (its
+    ``stderr_for_metric`` knows only its own functions); counts (``sum``), instruction-level
+    and ``overlong: drop`` aggregations stay ours, without one.
+
+    Args:
+        spec: the metric.
+    """
+    from uta_tasks.datasets.base import mean as benchmark_mean
+
+    if spec.aggregation is compat.nanmean or spec.aggregation is benchmark_mean:
+        return compat.native_aggregation(spec.aggregation_name)
+    return spec.aggregation
 
 
 def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict[str, Any]]:
@@ -201,7 +234,7 @@ def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict
     return [
         {
             "metric": m.name,
-            "aggregation": m.aggregation_name if readable else m.aggregation,
+            "aggregation": m.aggregation_name if readable else lm_eval_aggregation(m),
             "higher_is_better": m.higher_is_better,
         }
         for m in specs
@@ -210,14 +243,15 @@ def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict
 
 def markdown_table() -> str:
     """The manual's table of the probe metrics (docs/metrics.md)."""
-    lines = ["| metric | aggregation | higher is better | meaning |", "|---|---|---|---|"]
+    lines = ["| metric | aggregation | higher is better | default | meaning |", "|---|---|---|---|---|"]
     for m in PROBE_METRICS:
         if m.name.startswith("label_") and m.name != "label_plausible_followup":
             continue
         name = "label_<label>" if m.name == "label_plausible_followup" else m.name
         meaning = "share of judged u with that label (8 labels)" if name == "label_<label>" else m.meaning
         higher = "plausible_followup only" if name == "label_<label>" else ("yes" if m.higher_is_better else "no")
-        lines.append(f"| `{name}` | {m.aggregation_name} | {higher} | {meaning} |")
+        shown = "yes" if m.headline else "`full`"
+        lines.append(f"| `{name}` | {m.aggregation_name} | {higher} | {shown} | {meaning} |")
         if name == "genuine_pass_at_k":
-            lines.append("| {} | {} | {} | {} |".format(*PASS_AT_ROW))
+            lines.append("| {} | {} | {} | `full` | {} |".format(*PASS_AT_ROW))
     return "\n".join(lines)

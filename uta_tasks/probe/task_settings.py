@@ -27,6 +27,9 @@ class TaskSettingError(ValueError):
 
 
 Kind = Literal["choice", "int", "positive", "ks"]
+# ``metrics``: the headline rows only (accuracy, genuine_followup and its base/diff, share_changed,
+# unjudged; uta_tasks.metrics.table.HEADLINE), or every row of uta_tasks.metrics.table.
+METRICS_CHOICES = ("headline", "full")
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,10 @@ SPECS: tuple[TaskSettingSpec, ...] = (
                     "a prompt that does not fit the model's maximum length: `error` stops the run before that "
                     "pass generates; `drop` drops the doc, counts it in `overlong` and leaves it out of every "
                     "other metric", lambda: OVERLONG_CHOICES),
+    TaskSettingSpec("metrics", "choice", METRICS_CHOICES[0],
+                    "which metrics go into lm-eval's results and table: `headline` (the benchmark's accuracy, "
+                    "`genuine_followup`, `_base`, `_diff`, `share_changed`, `unjudged`) or `full` (every row of "
+                    "[Metrics](metrics.md): label shares, judge usage, pass@k, ...)", lambda: METRICS_CHOICES),
 )
 KEYS = tuple(spec.key for spec in SPECS)
 _DEFAULT = {spec.key: spec.default for spec in SPECS}
@@ -98,6 +105,7 @@ class TaskSettings:
     question_seed: int = _DEFAULT["question_seed"]
     question_pool: str = _DEFAULT["question_pool"]
     overlong: str = _DEFAULT["overlong"]
+    metrics: str = _DEFAULT["metrics"]
 
     @classmethod
     def from_metadata(cls, task: str, meta: Mapping[str, Any]) -> TaskSettings:

@@ -15,10 +15,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
+from uta_tasks.probe.plan import CHARS_PER_TOKEN  # characters per token of the printed estimate
+
 ENDPOINT: Final = "/v1/chat/completions"
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1000 * 1000  # 200 MB, counted in decimal megabytes to stay on the safe side
-CHARS_PER_TOKEN = 4  # rough estimate for English text; only used for the printed estimate
 
 
 @dataclass(frozen=True)

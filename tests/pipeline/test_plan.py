@@ -1,0 +1,86 @@
+"""``uta-eval ... --plan``: its counts equal those of a real run of the same settings (lm-eval's
+evaluator, a scripted model, the real judge client against the scripted judge server)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pipeline_run import IFBENCH, evaluate
+
+from uta_tasks.probe import hook
+from uta_tasks.probe.plan import Price, make_plan
+
+
+def _item_calls(server) -> list:
+    return [r for r in server.chat_requests() if r.user_turn is not None]
+
+
+def varied(prompt: str, kwargs: dict) -> str:
+    """Every call its own text, so that sampled requests never coincide by chance (the plan
+    counts requests; identical texts could only lower the run's judge calls)."""
+    varied.calls += 1  # type: ignore[attr-defined]
+    n = varied.calls  # type: ignore[attr-defined]
+    if prompt.endswith("<|im_start|>assistant\n"):
+        words = " ".join(f"w{i}" for i in range(60))
+        return f"Answer {n}: {words} The answer is {n}."
+    return f"Why {n}?"
+
+
+GREEDY = {"max_gen_toks": 64}
+SAMPLED = {"max_gen_toks": 64, "temperature": 0.7, "do_sample": True}
+
+
+@pytest.mark.parametrize(("tasks", "gen", "extra"), [
+    (IFBENCH, GREEDY, {}),
+    (["uta_ifbench_trunc"], GREEDY, {}),
+    (IFBENCH, SAMPLED, {"user_samples": 2}),
+], ids=["greedy-all", "greedy-trunc-alone", "sampled-user-samples"])
+def test_plan_counts_equal_a_real_run(scripted, judge_server, tmp_path, tasks, gen, extra):
+    varied.calls = 0  # type: ignore[attr-defined]
+    scripted.script = varied
+    meta = {"judge_base_url": judge_server.base_url, "judge_model": "fault-judge", "judge_cache": "none",
+            "ifbench_unverifiable": "drop", "user_max_gen_toks": 16, **extra}
+    plan = make_plan(tasks, metadata=meta, gen_kwargs=gen, limit=3)
+    evaluate(scripted, tasks, limit=3, metadata=meta, gen_kwargs=gen)
+    (bench,) = plan.benchmarks
+    assert bench.docs.loaded and bench.docs.n == 3
+    assert plan.pass1 == hook.LAST_RUN["assistant"].generated
+    assert plan.pass2 == hook.LAST_RUN["user"].generated
+    assert plan.judge_calls == len(_item_calls(judge_server)) > 0
+
+
+def test_plan_of_a_data_set_that_cannot_load_counts_the_paper_size(tmp_path):
+    meta = {"judge": "none", "gsm8k_data_files": str(tmp_path / "missing.jsonl")}
+    plan = make_plan(["uta_gsm8k_all", "lm_eval_own_task"], metadata=meta)
+    (bench,) = plan.benchmarks
+    assert (bench.docs.n, bench.docs.loaded) == (1319, False)
+    assert "did not load" in bench.docs.origin and "paper's N = 1319" in bench.docs.origin
+    assert "missing.jsonl" in bench.docs.origin
+    assert plan.skipped == ("lm_eval_own_task",)
+    # greedy: one answer per doc, the unperturbed u once plus one per perturbed task; judge off
+    assert (plan.pass1, plan.pass2, plan.judge_calls) == (1319, 3 * 1319, 0)
+
+
+def test_plan_command_prints_counts_tokens_and_cost(capsys):
+    from uta_tasks.cli import main
+
+    meta = {"judge_model": "some-judge", "ifbench_unverifiable": "drop"}
+    argv = ["uta-eval", "--model", "vllm", "--tasks", "uta_ifbench_all", "--limit", "4", "--metadata",
+            json.dumps(meta), "--plan", "--plan_price", "1,2", "--plan_answer_tokens", "100",
+            "--plan_user_tokens", "20", "--plan_reply_tokens", "50"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sys.argv", argv)
+        with pytest.raises(SystemExit) as done:
+            main()
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    plan = make_plan(["uta_ifbench_all"], metadata=meta, limit=4)
+    assert (plan.pass1, plan.pass2, plan.judge_calls) == (4, 12, 12)
+    assert f"{plan.judge_calls:,} calls after de-duplication" in out
+    tokens_in = plan.input_tokens(100, 20)
+    price = Price(1.0, 2.0)
+    assert f"{tokens_in:,} in, {12 * 50:,} out; ${price.cost(tokens_in, 600):,.2f} live" in out
+    assert price.cost(2_000_000, 1_000_000) == 4.0 and price.cost(2_000_000, 1_000_000, batch=True) == 2.0
+    # the fixed part is the real template around the real prompts: more than the template alone
+    assert plan.input_tokens(0, 0) > 12 * 200

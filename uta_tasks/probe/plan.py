@@ -1,0 +1,383 @@
+"""A run's plan before the run: documents, generations, budgets, judge calls, tokens and cost.
+
+Nothing here loads a model or calls a judge. The counts follow the probe's own rules
+(:mod:`uta_tasks.probe.hook`, :mod:`uta_tasks.probe.backend`, :mod:`uta_tasks.probe.judging`):
+
+* **greedy** (T = 0): identical requests are generated once. A benchmark's tasks share one
+  answer per doc, the unperturbed user turn is generated once (u of ``uta_<b>`` and u_ref
+  of every perturbed task), and each perturbed task adds one user turn per doc. The judge
+  reads each distinct (context, u) once: one item per user turn, plus the real next user
+  turn of a held-out doc. Repeats merge.
+* **sampled** (T > 0): nothing is merged but the real next user turn of a held-out doc
+  (the same text in every task and repeat). Each task and repeat generates its own answer,
+  ``user_samples`` user turns after it, and u_ref on a perturbed task.
+
+These are the counts before lm-eval's request cache, the judge cache and pre-labels, with
+every doc fitting the model (``overlong: drop`` and texts that happen to be identical can
+only lower them).
+
+Judge tokens are estimated from the real prompt template rendered around the real
+documents (:data:`CHARS_PER_TOKEN` characters per token): the fixed part (instructions,
+question, a held-out doc's given answer and real next turn) is measured; the answer and
+user turn the judge will read are not known before the run, so they enter as bounds (empty,
+or at their token budgets) or as lengths the user assumes.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from uta_tasks.probe.backend import is_greedy
+from uta_tasks.probe.task_settings import TaskSettings
+
+log = logging.getLogger(__name__)
+
+# Characters per token of the judge's input, for estimates only (English text).
+CHARS_PER_TOKEN = 4
+# The OpenAI Batch API's price against live calls. Source: OpenAI Help Center, "Batch API FAQ"
+# (https://help.openai.com/en/articles/9197833-batch-api-faq): "Each model will be offered at
+# 50% cost discount vs. the synchronous APIs". Read 2026-12-01. Pass another with --plan_batch_discount.
+BATCH_DISCOUNT = 0.5
+
+
+class PlanError(ValueError):
+    """A plan cannot be made from these arguments; the message names the fix."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """A judge's price in US dollars per million tokens.
+
+    Attributes:
+        input_per_m: input (prompt) tokens.
+        output_per_m: output tokens (reasoning included).
+        batch_discount: the Batch API's discount (0.5: half price).
+    """
+
+    input_per_m: float
+    output_per_m: float
+    batch_discount: float = BATCH_DISCOUNT
+
+    def cost(self, input_tokens: int, output_tokens: int, batch: bool = False) -> float:
+        """Dollars for these tokens, live or through the Batch API."""
+        live = (input_tokens * self.input_per_m + output_tokens * self.output_per_m) / 1e6
+        return live * (1 - self.batch_discount) if batch else live
+
+
+@dataclass(frozen=True)
+class Assumed:
+    """Lengths the plan cannot know before the run (None: give bounds only).
+
+    Attributes:
+        answer_tokens: tokens of the final answer the judge reads (reasoning removed).
+        user_tokens: tokens of a generated user turn.
+        reply_tokens: tokens of the judge's reply (reasoning included).
+    """
+
+    answer_tokens: int | None = None
+    user_tokens: int | None = None
+    reply_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Documents:
+    """A benchmark's documents as the plan counts them.
+
+    Attributes:
+        n: documents (after ``--limit``).
+        loaded: whether the data set was read (else ``n`` is the paper's size).
+        origin: where ``n`` comes from, in words.
+        fixed_chars: per judge item kind (``u``, ``reference``), the characters of the rendered
+            judge prompts over the counted documents with the unknown texts empty.
+    """
+
+    n: int
+    loaded: bool
+    origin: str
+    fixed_chars: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BenchmarkPlan:
+    """The counts of one benchmark's tasks in the run.
+
+    Attributes:
+        benchmark: its key.
+        tasks: the run's tasks of this benchmark.
+        docs: its documents.
+        pass1: answers generated.
+        pass2: user turns generated.
+        judge_calls: distinct judge items (0 with the judge off).
+        judged_answers: judge items whose context holds a generated answer.
+        judged_user_turns: judge items whose user turn is generated.
+        input_chars: characters of the judge prompts with the unknown texts empty.
+    """
+
+    benchmark: str
+    tasks: tuple[str, ...]
+    docs: Documents
+    pass1: int
+    pass2: int
+    judge_calls: int
+    judged_answers: int
+    judged_user_turns: int
+    input_chars: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The plan of one run.
+
+    Attributes:
+        benchmarks: per benchmark, its counts.
+        skipped: asked-for tasks that are not uta tasks (not planned).
+        greedy: whether the run decodes greedily.
+        repeats: lm-eval ``repeats`` of the uta tasks.
+        user_samples: the ``user_samples`` setting.
+        max_gen_toks: the answer budget.
+        user_max_gen_toks: the user-turn budget.
+        judged: whether the judge runs.
+        judge_model: its model.
+        judge_prompt: its prompt version.
+        judge_max_tokens: its reply budget.
+    """
+
+    benchmarks: tuple[BenchmarkPlan, ...]
+    skipped: tuple[str, ...]
+    greedy: bool
+    repeats: int
+    user_samples: int
+    max_gen_toks: int
+    user_max_gen_toks: int
+    judged: bool
+    judge_model: str
+    judge_prompt: str
+    judge_max_tokens: int
+
+    @property
+    def pass1(self) -> int:
+        return sum(b.pass1 for b in self.benchmarks)
+
+    @property
+    def pass2(self) -> int:
+        return sum(b.pass2 for b in self.benchmarks)
+
+    @property
+    def judge_calls(self) -> int:
+        return sum(b.judge_calls for b in self.benchmarks)
+
+    def input_tokens(self, answer_tokens: int, user_tokens: int) -> int:
+        """Judge input tokens with answers and user turns of these lengths."""
+        fixed = sum(b.input_chars for b in self.benchmarks) if self.judged else 0
+        unknown = sum(b.judged_answers * answer_tokens + b.judged_user_turns * user_tokens for b in self.benchmarks)
+        return -(-fixed // CHARS_PER_TOKEN) + (unknown if self.judged else 0)
+
+
+# ---- the run's tasks -----------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _task_index() -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, ...]]]:
+    """The uta tasks (name -> benchmark, perturbation) and groups (name -> tasks), read from
+    the task folder's YAML files (lm-eval's ``!function`` tags are not needed for this)."""
+    import yaml
+
+    from uta_tasks import TASKS_DIR
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    tasks: dict[str, tuple[str, str]] = {}
+    groups: dict[str, tuple[str, ...]] = {}
+    for path in sorted(Path(TASKS_DIR).rglob("*.yaml")):
+        data = yaml.load(path.read_text(), Loader=_Loader)  # noqa: S506 - a SafeLoader that drops tags
+        if not isinstance(data, dict):
+            continue
+        meta = data.get("metadata") or {}
+        if "group" in data:
+            groups[str(data["group"])] = tuple(str(t) for t in data.get("task") or ())
+        elif "uta_benchmark" in meta:
+            tasks[str(data["task"])] = (str(meta["uta_benchmark"]), str(meta.get("uta_perturbation", "none")))
+    return tasks, groups
+
+
+def expand(names: Sequence[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """The uta tasks of ``--tasks`` (groups expanded, each once, in order) and the other names.
+
+    Args:
+        names: the task and group names.
+    """
+    tasks, groups = _task_index()
+    found: dict[str, tuple[str, str, str]] = {}
+    other: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in groups:
+            for member in groups[name]:
+                visit(member)
+        elif name in tasks:
+            found.setdefault(name, (name, *tasks[name]))
+        elif name not in other:
+            other.append(name)
+
+    for name in names:
+        visit(name)
+    return list(found.values()), other
+
+
+# ---- documents -----------------------------------------------------------------------
+
+
+def limited(n: int, limit: float | None) -> int:
+    """lm-eval's ``--limit``: a count, or a fraction below 1 of the documents (rounded up)."""
+    if limit is None:
+        return n
+    return min(n, int(math.ceil(n * limit)) if limit < 1.0 else int(limit))
+
+
+def paper_size(benchmark: str) -> int | None:
+    """The documents the paper evaluated for a benchmark, as its data module declares them
+    (``DataSource.paper_size``, or the module's ``PAPER_SIZE``); None when it gives none."""
+    import importlib
+
+    from uta_tasks.datasets import BENCHMARKS, gpqa
+
+    module = importlib.import_module(BENCHMARKS[benchmark].load.__module__)
+    source = gpqa.source(benchmark) if getattr(module, "CONFIG", None) == benchmark else getattr(module, "SOURCE", None)
+    size = getattr(source, "paper_size", None) or getattr(module, "PAPER_SIZE", None)
+    return int(size) if size is not None else None
+
+
+def _judge_prompt_chars(template: Any, context: list[tuple[str, str]], user_turn: str) -> int:
+    from uta_tasks.judge import JudgeItem
+
+    return sum(len(m["content"]) for m in template.render(JudgeItem(tuple(context), user_turn)))
+
+
+def load_documents(benchmark: str, metadata: Mapping[str, Any], limit: float | None, template: Any) -> Documents:
+    """Read a benchmark's documents as its task would and measure their judge prompts;
+    when the data set cannot be read, count the paper's size and say so.
+
+    Args:
+        benchmark: the benchmark key.
+        metadata: the run's ``--metadata`` (data settings included).
+        limit: ``--limit``.
+        template: the judge's prompt template (:func:`uta_tasks.judge.prompt.load_template`).
+    """
+    from uta_tasks.datasets import BENCHMARKS
+
+    bench = BENCHMARKS[benchmark]
+    try:
+        split = bench.load(**dict(metadata))["test"]
+    except Exception as error:  # noqa: BLE001 - any failure to read is reported, and counted from the paper
+        size = paper_size(benchmark)
+        reason = " ".join(str(error).split())[:400] or type(error).__name__
+        if size is None:
+            raise PlanError(f"{benchmark}: its data set could not be loaded ({reason}) and the paper gives no size; "
+                            f"pass --metadata '{{\"{benchmark}_data_files\": \"/path/to/file.jsonl\"}}'") from None
+        n = limited(size, limit)
+        # The judge prompts are counted without the question (not known): the template alone.
+        chars = {"u": n * _judge_prompt_chars(template, [("user", ""), ("assistant", "")], "")}
+        return Documents(n, False, f"the data set did not load, so counted from the paper's N = {size} (question "
+                                   f"texts not in the token estimate). The loader said: {reason}", chars)
+    n = limited(len(split), limit)
+    chars = {"u": 0, "reference": 0}
+    for doc in split.select(range(n)):
+        turns = [(m["role"], str(m["content"])) for m in bench.doc_to_messages(doc)]
+        given = bench.given_answer(doc) if bench.given_answer else ""
+        chars["u"] += _judge_prompt_chars(template, [*turns, ("assistant", given)], "")
+        if bench.reference_user_turn is not None:
+            chars["reference"] += _judge_prompt_chars(template, [*turns, ("assistant", given)],
+                                                      bench.reference_user_turn(doc))
+    return Documents(n, True, f"loaded ({len(split)} in the data set)", chars)
+
+
+# ---- counts --------------------------------------------------------------------------
+
+
+def count(benchmark: str, perturbations: Sequence[str], docs: Documents, *, held_out: bool, greedy: bool,
+          repeats: int, user_samples: int) -> tuple[int, int, int, int, int]:
+    """Generations and judge items of one benchmark's tasks (see the module docstring).
+
+    Returns:
+        ``(pass1, pass2, judge items, items with a generated answer, items with a generated u)``.
+    """
+    n = docs.n
+    perturbed = sum(1 for p in perturbations if p != "none")
+    reference = n if held_out else 0
+    if greedy:
+        pass1 = 0 if held_out else n
+        pass2 = n * (1 + perturbed)
+    else:
+        pass1 = 0 if held_out else n * repeats * len(perturbations)
+        pass2 = n * repeats * (user_samples * len(perturbations) + perturbed)
+    return pass1, pass2, pass2 + reference, 0 if held_out else pass2, pass2
+
+
+def _fixed_chars(docs: Documents, pass2: int, held_out: bool) -> int:
+    """Characters of the judge prompts with unknown texts empty: each generated user turn
+    carries its doc's context once over (``pass2 / n`` times per doc)."""
+    if docs.n == 0:
+        return 0
+    per_doc = pass2 // docs.n
+    return docs.fixed_chars.get("u", 0) * per_doc + (docs.fixed_chars.get("reference", 0) if held_out else 0)
+
+
+def make_plan(task_names: Sequence[str], *, metadata: Mapping[str, Any] | None = None, gen_kwargs: Mapping[str, Any]
+              | None = None, limit: float | None = None, predict_only: bool = False) -> Plan:
+    """The plan of ``lm_eval --tasks ...`` with these flags.
+
+    Args:
+        task_names: ``--tasks`` (uta tasks and groups; other names are listed as not planned).
+        metadata: ``--metadata`` (task, data and judge settings).
+        gen_kwargs: ``--gen_kwargs``, over the uta tasks' own ``generation_kwargs``.
+        limit: ``--limit``.
+        predict_only: ``--predict_only`` (no judge).
+    """
+    from uta_tasks import TASKS_DIR
+    from uta_tasks import lm_eval_compat as compat
+    from uta_tasks.datasets import BENCHMARKS
+    from uta_tasks.judge import JudgeSettings, judging_enabled
+    from uta_tasks.judge.prompt import load_template
+
+    meta = dict(metadata or {})
+    uta, other = expand(task_names)
+    if not uta:
+        raise PlanError(f"--tasks {','.join(task_names)} names no uta task or group; see `uta-eval ls tasks`")
+    base = compat.load_task_yaml(Path(TASKS_DIR) / "_default_template_yaml")
+    kwargs = {**(base.get("generation_kwargs") or {}), **dict(gen_kwargs or {})}
+    repeats = int(base.get("repeats") or 1)
+    settings = TaskSettings.from_metadata(uta[0][0], meta)
+    judge_meta = {k: v for k, v in meta.items() if k == "judge" or k.startswith("judge_")}
+    judged = not predict_only and judging_enabled(judge_meta)
+    judge = JudgeSettings.from_metadata(judge_meta)
+    template = load_template(judge.prompt)
+    greedy = is_greedy(kwargs)
+    by_bench: dict[str, list[tuple[str, str]]] = {}
+    for name, bench, perturbation in uta:
+        by_bench.setdefault(bench, []).append((name, perturbation))
+    plans = []
+    for bench, members in by_bench.items():
+        docs = load_documents(bench, meta, limit, template)
+        held_out = BENCHMARKS[bench].reference_user_turn is not None
+        pass1, pass2, items, answers, users = count(bench, [p for _, p in members], docs, held_out=held_out,
+                                                    greedy=greedy, repeats=repeats,
+                                                    user_samples=settings.user_samples)
+        plans.append(BenchmarkPlan(
+            bench, tuple(n for n, _ in members), docs, pass1, pass2, items if judged else 0,
+            answers if judged else 0, users if judged else 0,
+            _fixed_chars(docs, pass2, held_out) if judged else 0,
+        ))
+    return Plan(
+        benchmarks=tuple(plans), skipped=tuple(other), greedy=greedy, repeats=repeats,
+        user_samples=settings.user_samples, max_gen_toks=int(kwargs.get("max_gen_toks", 0)),
+        user_max_gen_toks=settings.user_max_gen_toks, judged=judged, judge_model=judge.model,
+        judge_prompt=judge.prompt, judge_max_tokens=judge.max_tokens,
+    )
