@@ -67,6 +67,18 @@ def dumps_strict(value: Any, indent: int | None = 2) -> str:
     return json.dumps(strict(value), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
 
 
+def write_text(path: Path, text: str) -> Path:
+    """Write a file of a run folder (parents created): the one place run files are written.
+
+    Args:
+        path: destination file.
+        text: its content.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def write_json(path: Path, value: Any) -> Path:
     """Write strict JSON to ``path`` (parents created).
 
@@ -74,6 +86,4 @@ def write_json(path: Path, value: Any) -> Path:
         path: destination file.
         value: JSON-like data.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps_strict(value) + "\n", encoding="utf-8")
-    return path
+    return write_text(path, dumps_strict(value) + "\n")

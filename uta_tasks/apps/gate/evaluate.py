@@ -23,6 +23,8 @@ from uta_tasks.apps.gate.decide import bound_holds, regression_holds
 from uta_tasks.apps.gate.errors import GateInputError
 from uta_tasks.apps.gate.rules import GateSettings, Rule
 from uta_tasks.apps.gate.side import Side
+from uta_tasks.runs.comparability import BY_KEY, differences
+from uta_tasks.runs.estimates import not_kept
 from uta_tasks.runs.observations import Observations
 from uta_tasks.stats import Interval, newcombe, paired_bootstrap, z_value
 from uta_tasks.stats.correction import METHOD as CORRECTED_METHOD
@@ -97,6 +99,9 @@ def _entry(side: Side, rule: Rule) -> dict[str, Any]:
         )
     entry = row["metrics"].get(rule.metric)
     if entry is None:
+        why = not_kept(side.run, rule.task, rule.metric)
+        if why is not None:
+            raise GateInputError(f"{why} ({side.role} run {side.files.results})")
         raise GateInputError(
             f"metric '{rule.metric}' is not reported for '{rule.task}' in the {side.role} run "
             f"(it reports: {', '.join(sorted(row['metrics']))})"
@@ -150,10 +155,12 @@ def _check_same(rule: Rule, cand: Side, base: Side, settings: GateSettings) -> l
     for task in members:
         c, b = cand.task_provenance(task), base.task_provenance(task)
         for key in settings.same:
-            if c.get(key) != b.get(key):
+            if differences(c, b, [key]):
+                before = BY_KEY[key].before
                 raise GateInputError(
-                    f"mismatched {key} for '{task}': candidate {c.get(key)!r} vs baseline {b.get(key)!r}; "
-                    f"rerun one side with the other's setting, or remove '{key}' from settings.same"
+                    f"not comparable: mismatched {key} for '{task}': candidate {c.get(key, before)!r} vs baseline "
+                    f"{b.get(key, before)!r}; rerun one side with the other's setting, or remove '{key}' from "
+                    "settings.same"
                 )
     return members
 

@@ -11,82 +11,48 @@ metrics with zero judge calls.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from uta_tasks import lm_eval_compat as compat
-from uta_tasks.datasets import BENCHMARKS
-from uta_tasks.metrics import table
-from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import judging
-from uta_tasks.runs.sample_files import SamplesFile, find_samples
-from uta_tasks.schema.probe import ProbeRecord, ProbeSpec
+from uta_tasks.runs.jsonio import read_json
+from uta_tasks.runs.rescore import ScoredTask, rescore, task_settings
+from uta_tasks.runs.sample_files import find_samples
+from uta_tasks.runs.samples import read_samples
+from uta_tasks.schema import output
+from uta_tasks.schema.probe import ProbeSpec
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class RejudgedTask:
-    """One task's saved samples with fresh verdicts.
-
-    Attributes:
-        task: task name.
-        source: the samples file read.
-        root: the folder (or file) given on the command line that holds ``source``.
-        samples: the logged samples (JSON dicts, records replaced after judging).
-        records: per sample, its probe records (one per repeat).
-        metrics: aggregated ``"<metric>,none"`` values and ``_stderr`` entries.
-        higher_is_better: lm-eval's flag for every metric in ``metrics``.
-    """
-
-    task: str
-    source: SamplesFile
-    root: Path
-    samples: list[dict[str, Any]]
-    records: list[list[ProbeRecord]]
-    metrics: dict[str, Any] = field(default_factory=dict)
-    higher_is_better: dict[str, bool] = field(default_factory=dict)
+# The re-judged task: its logged samples with fresh verdicts (the run folder's own type).
+RejudgedTask = ScoredTask
 
 
-def _load(paths: Sequence[str | Path]) -> list[RejudgedTask]:
-    tasks: dict[Path, RejudgedTask] = {}
+def _task_meta(results_path: Path, task: str) -> dict[str, Any] | None:
+    """The task's dumped ``metadata`` in the results file of the same run, or None without one."""
+    if not results_path.is_file():
+        return None
+    results = read_json(results_path)
+    config = ((results.get("configs") or {}) if isinstance(results, dict) else {}).get(task)
+    return dict(config.get("metadata") or {}) if isinstance(config, dict) else None
+
+
+def _load(paths: Sequence[str | Path]) -> list[ScoredTask]:
+    tasks: dict[Path, ScoredTask] = {}
     for raw in paths:
         root = Path(raw).expanduser().resolve()
         for found in find_samples([root]):
             if found.path in tasks:
                 continue
-            lines = found.path.read_text(encoding="utf-8").splitlines()
-            samples = [json.loads(line) for line in lines if line.strip()]
-            records = [[ProbeRecord.from_json(text) for text in s["filtered_resps"][0]] for s in samples]
-            tasks[found.path] = RejudgedTask(found.task, found, root, samples, records)
+            docs = read_samples(found.path)
+            if not docs:
+                raise ValueError(f"{found.path} holds no logged sample: nothing to re-judge")
+            meta = _task_meta(found.path.parent / f"{output.RESULTS_PREFIX}{found.date}.json", found.task)
+            settings = task_settings(found.task, meta, docs)
+            tasks[found.path] = ScoredTask(found.task, found, root, docs, settings)
     return list(tasks.values())
-
-
-def _aggregate(task: RejudgedTask, bootstrap_iters: int) -> None:
-    first = task.records[0][0]
-    bench = BENCHMARKS[first.benchmark]
-    shape = table.TaskShape(
-        perturbation=first.perturbation, judged=True, held_out=bench.reference_user_turn is not None,
-        primary=bench.primary,
-    )
-    specs = table.metrics_for(shape, bench.aggregations)
-    per_doc = []
-    for sample, records in zip(task.samples, task.records, strict=True):
-        doc_values = doc_metrics(sample["doc"], records, specs, bench.score, bench.primary)
-        per_doc.append(doc_values)
-        sample.update(doc_values)
-        texts = [r.to_json() for r in records]
-        sample["filtered_resps"] = [texts]
-        sample["resps"] = [texts]
-    for spec in specs:
-        task.higher_is_better[spec.name] = spec.higher_is_better
-        values = [d[spec.name] for d in per_doc]
-        task.metrics[f"{spec.name},none"] = spec.aggregation(values)
-        task.metrics[f"{spec.name}_stderr,none"] = compat.stderr(spec.aggregation, values, bootstrap_iters)
 
 
 def judge_saved(paths: Sequence[str | Path], judge_metadata: dict[str, Any]) -> list[RejudgedTask]:
@@ -123,5 +89,5 @@ def rejudge(
     preflight(JudgeSettings.from_metadata(judge_metadata))
     tasks = judge_saved(paths, judge_metadata)
     for task in tasks:
-        _aggregate(task, bootstrap_iters)
+        rescore(task, judged=True, bootstrap_iters=bootstrap_iters)
     return tasks
