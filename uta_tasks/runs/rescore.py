@@ -8,6 +8,7 @@ from :func:`uta_tasks.metrics.results.doc_metrics`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,9 @@ from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.probe.task_settings import TaskSettings
 from uta_tasks.runs.from_samples import per_doc_values, task_settings
-from uta_tasks.runs.sample_files import SamplesFile
-from uta_tasks.runs.samples import DocSample
+from uta_tasks.runs.jsonio import read_json
+from uta_tasks.runs.sample_files import SamplesFile, find_samples
+from uta_tasks.runs.samples import DocSample, read_samples
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
 
@@ -83,4 +85,34 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
         task.metrics[output.stderr_key(spec.name)] = compat.stderr(spec.aggregation, column, bootstrap_iters)
 
 
-__all__ = ["ScoredTask", "rescore", "task_settings"]
+def _task_meta(results_path: Path, task: str) -> dict[str, Any] | None:
+    """The task's dumped ``metadata`` in the results file of the same run, or None without one."""
+    if not results_path.is_file():
+        return None
+    results = read_json(results_path)
+    config = ((results.get("configs") or {}) if isinstance(results, dict) else {}).get(task)
+    return dict(config.get("metadata") or {}) if isinstance(config, dict) else None
+
+
+def load_scored(paths: Sequence[str | Path]) -> list[ScoredTask]:
+    """Every uta task's logged samples under ``paths``, with the settings it ran with.
+
+    Args:
+        paths: lm-eval ``--output_path`` folders (or samples files) written with ``--log_samples``.
+    """
+    tasks: dict[Path, ScoredTask] = {}
+    for raw in paths:
+        root = Path(raw).expanduser().resolve()
+        for found in find_samples([root]):
+            if found.path in tasks:
+                continue
+            docs = read_samples(found.path)
+            if not docs:
+                raise ValueError(f"{found.path} holds no logged sample: nothing to re-judge")
+            meta = _task_meta(found.path.parent / f"{output.RESULTS_PREFIX}{found.date}.json", found.task)
+            settings = task_settings(found.task, meta, docs)
+            tasks[found.path] = ScoredTask(found.task, found, root, docs, settings)
+    return list(tasks.values())
+
+
+__all__ = ["ScoredTask", "load_scored", "rescore", "task_settings"]

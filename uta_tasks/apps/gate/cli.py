@@ -25,7 +25,7 @@ from uta_tasks.apps.gate.render_markdown import render_markdown
 from uta_tasks.apps.gate.render_text import render_text
 from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
 from uta_tasks.paper.families import parse_families
-from uta_tasks.runs.jsonio import dumps_strict
+from uta_tasks.runs import dumps_strict
 
 
 def parser() -> argparse.ArgumentParser:

@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks.apps.gate.errors import GateInputError
-from uta_tasks.runs import EstimateSettings, Run, RunFiles, load_run, load_summary, single_run
-from uta_tasks.runs.folder import RunNotFoundError
+from uta_tasks.runs import EstimateSettings, Run, RunFiles, RunNotFoundError, load_run, load_summary, single_run
 
 if TYPE_CHECKING:
     from uta_tasks.runs.calibration import CalibrationSet

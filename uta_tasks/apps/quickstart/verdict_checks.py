@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from uta_tasks.runs.folder import RunFiles
+from uta_tasks.runs import RunFiles
 from uta_tasks.schema import output
 from uta_tasks.schema.labels import FREE_LABELS, GENUINE_LABELS
 from uta_tasks.schema.probe import VERDICT, VERDICT_REF
@@ -52,16 +52,15 @@ def check_run(run: Path | RunFiles) -> dict[str, dict[str, SlotCheck]]:
     Returns:
         task -> slot (``verdict``, ``verdict_ref``) -> counts.
     """
-    from uta_tasks.runs import find_runs
-    from uta_tasks.runs.samples import read_samples
+    from uta_tasks.runs import find_runs, load_run
 
     files = run if isinstance(run, RunFiles) else find_runs(run)[0]
     checks: dict[str, dict[str, SlotCheck]] = {}
-    for task, path in files.samples.items():
-        if not task.startswith(output.TASK_PREFIX):
+    for name, task in load_run(files).tasks.items():
+        if not task.is_uta or task.docs is None:
             continue
-        slots = checks.setdefault(task, {slot: SlotCheck() for slot in SLOTS})
-        for doc in read_samples(path):
+        slots = checks.setdefault(name, {slot: SlotCheck() for slot in SLOTS})
+        for doc in task.docs:
             for record in doc.records:
                 for slot, check in slots.items():
                     verdict = record.verdicts()[slot]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from uta_tasks.runs.writer import write_run_folders as write
+from uta_tasks.runs import write_run_folders as write
 
 from .run import RejudgedTask, rejudge
 

@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="[uta-rejudge] %(message)s", stream=sys.stderr)
     metadata = metadata_from_json(args.metadata, "uta-rejudge")
     from uta_tasks.judge import JudgeConfigError, JudgeUnjudgedError
-    from uta_tasks.runs.writer import write_run_folders as write
+    from uta_tasks.runs import write_run_folders as write
 
     from .run import rejudge
 

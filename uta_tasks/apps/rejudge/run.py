@@ -17,42 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.probe import judging
-from uta_tasks.runs.jsonio import read_json
-from uta_tasks.runs.rescore import ScoredTask, rescore, task_settings
-from uta_tasks.runs.sample_files import find_samples
-from uta_tasks.runs.samples import read_samples
-from uta_tasks.schema import output
+from uta_tasks.runs.rescore import ScoredTask, load_scored, rescore
 from uta_tasks.schema.probe import ProbeSpec
 
 log = logging.getLogger(__name__)
 
 # The re-judged task: its logged samples with fresh verdicts (the run folder's own type).
 RejudgedTask = ScoredTask
-
-
-def _task_meta(results_path: Path, task: str) -> dict[str, Any] | None:
-    """The task's dumped ``metadata`` in the results file of the same run, or None without one."""
-    if not results_path.is_file():
-        return None
-    results = read_json(results_path)
-    config = ((results.get("configs") or {}) if isinstance(results, dict) else {}).get(task)
-    return dict(config.get("metadata") or {}) if isinstance(config, dict) else None
-
-
-def _load(paths: Sequence[str | Path]) -> list[ScoredTask]:
-    tasks: dict[Path, ScoredTask] = {}
-    for raw in paths:
-        root = Path(raw).expanduser().resolve()
-        for found in find_samples([root]):
-            if found.path in tasks:
-                continue
-            docs = read_samples(found.path)
-            if not docs:
-                raise ValueError(f"{found.path} holds no logged sample: nothing to re-judge")
-            meta = _task_meta(found.path.parent / f"{output.RESULTS_PREFIX}{found.date}.json", found.task)
-            settings = task_settings(found.task, meta, docs)
-            tasks[found.path] = ScoredTask(found.task, found, root, docs, settings)
-    return list(tasks.values())
 
 
 def judge_saved(paths: Sequence[str | Path], judge_metadata: dict[str, Any]) -> list[RejudgedTask]:
@@ -62,7 +33,7 @@ def judge_saved(paths: Sequence[str | Path], judge_metadata: dict[str, Any]) -> 
         paths: lm-eval ``--output_path`` folders (or samples files) written with ``--log_samples``.
         judge_metadata: judge settings as ``--metadata`` keys.
     """
-    tasks = _load(paths)
+    tasks = load_scored(paths)
     flat = [r for t in tasks for records in t.records for r in records]
     for record in flat:
         record.verdict = record.verdict_ref = record.verdict_reference = None
