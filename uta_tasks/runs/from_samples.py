@@ -94,11 +94,12 @@ def missing_values(name: str, meta: Mapping[str, Any] | None, docs: list[DocSamp
     """
     if not docs or not docs[0].records:
         return {}
-    specs = [s for s in full_specs(name, meta, docs) if s.name not in present]
+    full = full_specs(name, meta, docs)
+    specs = [s for s in full if s.name not in present]
     if not specs:
         return {}
     try:
-        values = per_doc_values(docs, specs)
+        values = per_doc_values(docs, full)  # the whole set: some per-doc values depend on others
     except (ImportError, LookupError, TypeError, ValueError) as exc:  # e.g. a scorer's package is missing here
         log.warning("%s: could not compute %s from the samples (%s)", name, ", ".join(s.name for s in specs), exc)
         return {}
