@@ -113,11 +113,11 @@ def _row_check(cell: Cell, row: TaskRow, metric: str, tolerance: float, settings
     reasons = list(settings)
     if cell.n_docs is not None and task.n_docs is not None and task.n_docs != cell.n_docs:
         reasons.append(f"N: the run has {task.n_docs} documents, the paper {cell.n_docs}")
-    m = row.metric(metric)
-    verdict, reason = _verdict(cell.value / 100.0, m.get("value"), m.get("ci_low"), m.get("ci_high"), tolerance,
-                               reasons)
-    return Check(cell, row.model, row.task, m.get("value"), m.get("ci_low"), m.get("ci_high"), m.get("ci_method"),
-                 m.get("n"), verdict, reason)
+    m = row.estimate(metric)
+    iv = m.interval
+    low, high, method = (iv.low, iv.high, iv.method) if iv else (None, None, None)
+    verdict, reason = _verdict(cell.value / 100.0, m.value, low, high, tolerance, reasons)
+    return Check(cell, row.model, row.task, m.value, low, high, method, m.n, verdict, reason)
 
 
 def _differences(cells: list[Cell]) -> list[Cell]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from uta_tasks.runs.approx import approx_count, derived_value
@@ -95,6 +95,7 @@ class Estimate:
         counts: ``samples``, ``results (approximate)`` or None.
         lm_eval: the value in lm-eval's results JSON (tasks only; None for NaN or derived metrics).
         stderr: lm-eval's standard error (None when absent or NaN).
+        extra: further keys of the summary entry (e.g. a corrected rate's ``note``).
     """
 
     metric: str
@@ -105,6 +106,7 @@ class Estimate:
     counts: str | None = None
     lm_eval: float | None = None
     stderr: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def approximate(self) -> bool:
@@ -124,6 +126,7 @@ class Estimate:
             "counts": self.counts,
             "lm_eval": self.lm_eval,
             "stderr": self.stderr,
+            **self.extra,
         }
 
 
