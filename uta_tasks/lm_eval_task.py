@@ -24,6 +24,7 @@ from uta_tasks import lm_eval_compat as compat
 from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
+from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.probe import hook, task_settings
 from uta_tasks.probe.perturb import PERTURBATIONS
 from uta_tasks.probe.task_settings import TaskSettings
@@ -97,20 +98,9 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
     def _meta(self) -> dict:
         return self.config.metadata or {}
 
-    def _shape(self) -> table.TaskShape:
-        return table.TaskShape(
-            perturbation=self.perturbation,
-            judged=self._judge is not None and not self._predict_only,
-            held_out=self.benchmark.reference_user_turn is not None,
-            primary=self.benchmark.primary,
-            drops_overlong=self._settings.overlong == "drop",
-            user_samples=self._settings.user_samples,
-            pass_at=self._settings.pass_at_k,
-            headline_only=self._settings.metrics == "headline",
-        )
-
     def _metrics(self) -> list[table.MetricSpec]:
-        return table.metrics_for(self._shape(), self.benchmark.aggregations)
+        judged = self._judge is not None and not self._predict_only
+        return task_metrics(self.benchmark, self.perturbation, self._settings, judged)
 
     def override_metric(self, metric_name: str) -> None:
         """lm-eval calls this with ``bypass`` for ``--predict_only``: no judge, no scores.
@@ -211,8 +201,14 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
 
     def dump_config(self) -> dict:
         """The config lm-eval writes to the results, with a ``metric_list`` naming every
-        metric this task reports (lm-eval's W&B logger and Zeno script read it)."""
+        metric this task reports (lm-eval's W&B logger and Zeno script read it), and every
+        probe setting in its ``metadata``."""
         dumped = super().dump_config()
+        # Every probe setting as the task used it, so a run without --log_samples still says
+        # how it was made (uta_tasks.runs.comparability reads them).
+        used = {k: (",".join(map(str, v)) or None) if isinstance(v, tuple) else v
+                for k, v in vars(self._settings).items()}
+        dumped["metadata"] = {**used, **(dumped.get("metadata") or {})}
         if not self._predict_only:
             dumped["metric_list"] = table.metric_list(self._metrics(), readable=True)
         dumped.pop("filter_list", None)

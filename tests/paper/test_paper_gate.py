@@ -113,3 +113,45 @@ def test_accuracy_is_comparable_whatever_the_judge(tmp_path):
     assert checks["accuracy"].verdict == INSIDE
     assert checks["genuine_followup"].verdict == NOT_COMPARABLE
     assert gate_main([str(tmp_path / "run"), "--paper"]) == 0
+
+
+def test_a_truncation_cell_refuses_a_run_that_cut_the_final_answer_only(tmp_path, capsys):
+    """A stand-in for gpt-oss-120b on the paper's 198 GPQA Diamond docs whose verdicts equal Table 1,
+    but made with truncate_scope: final_answer: not comparable, the setting named, exit 2."""
+    from run_builder import RunSpec, write_run
+
+    write_run(tmp_path / "run", RunSpec({"uta_gpqa_diamond_trunc": trunc_docs(130, 41, 198)},
+                                        model="/models/gpt-oss-120b", judge_model="gpt-5.4-mini",
+                                        prompt_version="followupeval-v2", truncate_scope="final_answer"))
+    checks = _by_source(run_paper_gate([tmp_path / "run"]))
+    assert {c.verdict for c in checks.values()} == {NOT_COMPARABLE}
+    assert {c.reason for c in checks.values()} == {"truncate_scope final_answer, the paper's response"}
+    assert gate_main([str(tmp_path / "run"), "--paper"]) == 2
+
+
+def test_user_samples_other_than_one_is_not_the_papers_measurement(tmp_path):
+    path = _qwen(tmp_path / "run")
+    results = json.loads(path.read_text())
+    for config in results["configs"].values():
+        config["metadata"]["user_samples"] = 4
+    path.write_text(json.dumps(results))
+    for sample in path.parent.glob("samples_*.jsonl"):  # the records say 1 user turn; the samples win
+        sample.unlink()
+    reasons = {c.reason for c in _per_model(run_paper_gate([tmp_path / "run"]))}
+    assert reasons == {"user_samples 4, the paper's 1"}
+
+
+def test_summary_and_paper_check_read_pass2_context_the_same_way(tmp_path):
+    """A run without samples and without the key: both readers say what a run from before the
+    setting did (template), so the summary and the paper check never disagree."""
+    from uta_tasks.paper.cells import load_reference
+    from uta_tasks.paper.reference import settings_differ
+    from uta_tasks.runs import build_summary, load_run
+
+    path = _qwen(tmp_path / "run", pass2_context=None)
+    for sample in path.parent.glob("samples_*.jsonl"):
+        sample.unlink()
+    run = load_run(tmp_path / "run")
+    summary = build_summary(run)
+    assert {p["pass2_context"] for p in summary["provenance"]["tasks"].values()} == {"template"}
+    assert settings_differ(run.tasks["uta_ifbench"], load_reference()) == ["pass2_context template, the paper's trace"]

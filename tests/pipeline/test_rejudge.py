@@ -12,14 +12,14 @@ from test_metrics import _item_calls, thanks_after_full_answers
 TASKS = ["uta_ifbench", "uta_ifbench_trunc"]
 
 
-def _save(results: dict, out) -> None:
+def _save(results: dict, out, tasks: list[str] = TASKS) -> None:
     """Write results and samples as lm-eval's CLI does (its EvaluationTracker)."""
     from lm_eval.loggers import EvaluationTracker
 
     tracker = EvaluationTracker(output_path=str(out))
     samples = results.pop("samples")
     tracker.save_results_aggregated(results=results, samples=samples)
-    for task in TASKS:
+    for task in tasks:
         if task in samples:
             tracker.save_results_samples(task_name=task, samples=samples[task])
 

@@ -194,6 +194,9 @@ def write_run(out: Path, spec: RunSpec) -> Path:
         meta = {"version": 1, "uta_benchmark": bench, "uta_perturbation": pert, "judge": "openai",
                 "judge_model": spec.judge_model}
         meta["judge_prompt"] = spec.prompt_version
+        # The task dumps every probe setting it used into its metadata (UTATask.dump_config).
+        meta.update({k: v for k, v in (("pass2_context", spec.pass2_context),
+                                       ("truncate_scope", spec.truncate_scope)) if v is not None})
         results["configs"][task] = {"task": task, "repeats": len(task_docs[0].turns), "metadata": meta,
                                     "generation_kwargs": {"until": [], "temperature": spec.temperature}}
         results["versions"][task] = 1

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from uta_tasks.apps.judge_options import add_calibration_option
+from uta_tasks.runs import find_runs
 from uta_tasks.runs.estimates import EstimateSettings
-from uta_tasks.runs.folder import find_runs
 from uta_tasks.runs.summary import write_summary
 
 

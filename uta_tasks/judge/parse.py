@@ -18,7 +18,7 @@ The parser, in order:
 
    ``rationale`` is a string, ``label`` one of the eight labels, ``genuine`` a JSON
    boolean (``1`` or ``"true"`` are rejected).
-4. ``label`` and ``genuine`` must agree (:func:`uta_tasks.judge.labels.allowed_genuine`):
+4. ``label`` and ``genuine`` must agree (:func:`uta_tasks.schema.labels.pairing_error`):
    ``plausible_followup`` with true, the six failure labels with false, ``other``
    with either. A contradiction is an invalid reply like any schema violation, so the
    client retries it and, when every attempt contradicts, the item is unjudged with
@@ -32,8 +32,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from uta_tasks.schema.labels import pairing_error
+
 from .errors import ReplyError, TruncatedReply
-from .labels import DECISION_KEY, LABELS, allowed_genuine
+from .labels import DECISION_KEY, LABELS
 
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(?P<body>.*)\n\s*```$", re.DOTALL)
 _NESTED_KEYS = ("rationale", DECISION_KEY)
@@ -118,11 +120,9 @@ def _validate(data: Any) -> ParsedVerdict:
         raise ReplyError(f"schema: label {_excerpt(repr(label))} is not one of {list(LABELS)}")
     if not isinstance(genuine, bool):
         raise ReplyError(f"schema: genuine is {_excerpt(repr(genuine))}, not a JSON boolean")
-    if genuine not in allowed_genuine(label):
-        wanted = "true" if allowed_genuine(label) == (True,) else "false"
-        raise ReplyError(
-            f"contradiction: label {label} with genuine {str(genuine).lower()}; {label} requires genuine {wanted}"
-        )
+    error = pairing_error(label, genuine)
+    if error is not None:
+        raise ReplyError(error)
     return ParsedVerdict(rationale=rationale, label=label, genuine=genuine)
 
 

@@ -54,7 +54,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .records import JUDGED, ItemUsage, JudgeItem, JudgeRun, Verdict
+from .records import ItemUsage, JudgeItem, JudgeRun, Verdict
 
 RULES_VERSION = "prelabel-v1"
 PRELABEL_MODEL = "prelabel"
@@ -209,20 +209,9 @@ def verdict(found: PreLabel) -> Verdict:
     Args:
         found: What :func:`prelabel` returned.
     """
-    return Verdict(
-        status=JUDGED,
-        label=found.label,
-        genuine=False,
-        rationale=f"pre-label rule {found.rule} ({RULES_VERSION}): {found.evidence}",
-        reason=None,
-        raw_reply=None,
-        prompt=[],
-        judge_model=PRELABEL_MODEL,
-        prompt_version=RULES_VERSION,
-        prompt_sha=rules_sha(),
-        cached=False,
-        attempts=0,
-        prelabel_rule=found.rule,
+    return Verdict.judged_as(
+        found.label, False, rationale=f"pre-label rule {found.rule} ({RULES_VERSION}): {found.evidence}", prompt=[],
+        judge_model=PRELABEL_MODEL, prompt_version=RULES_VERSION, prompt_sha=rules_sha(), prelabel_rule=found.rule,
     )
 
 

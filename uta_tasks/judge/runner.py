@@ -27,7 +27,7 @@ from .client import CallOutcome, JudgeClient
 from .concurrency import LimiterStats
 from .persist import CacheWriter
 from .prompt import PromptTemplate, load_template
-from .records import JUDGED, UNJUDGED, ItemUsage, JudgeItem, JudgeRun, Verdict
+from .records import ItemUsage, JudgeItem, JudgeRun, Verdict
 from .redact import redact
 from .settings import JudgeSettings
 
@@ -166,20 +166,10 @@ def _verdict(
 ) -> Verdict:
     if outcome.parsed is None:
         return _unjudged(settings, template, prompt, outcome)
-    return Verdict(
-        status=JUDGED,
-        label=outcome.parsed.label,
-        genuine=outcome.parsed.genuine,
-        rationale=outcome.parsed.rationale,
-        reason=None,
-        raw_reply=outcome.raw_reply,
-        prompt=prompt,
-        judge_model=settings.model,
-        prompt_version=template.version,
-        prompt_sha=template.sha,
-        cached=False,
-        attempts=outcome.calls,
-        reply_model=outcome.reply_model,
+    return Verdict.judged_as(
+        outcome.parsed.label, outcome.parsed.genuine, rationale=outcome.parsed.rationale, prompt=prompt,
+        judge_model=settings.model, prompt_version=template.version, prompt_sha=template.sha,
+        raw_reply=outcome.raw_reply, attempts=outcome.calls, reply_model=outcome.reply_model,
         system_fingerprint=outcome.system_fingerprint,
     )
 
@@ -187,22 +177,10 @@ def _verdict(
 def _unjudged(
     settings: JudgeSettings, template: PromptTemplate, prompt: list[dict[str, str]], outcome: CallOutcome
 ) -> Verdict:
-    return Verdict(
-        status=UNJUDGED,
-        label=None,
-        genuine=None,
-        rationale=None,
-        reason=outcome.reason or "no reply",
-        raw_reply=outcome.raw_reply,
-        prompt=prompt,
-        judge_model=settings.model,
-        prompt_version=template.version,
-        prompt_sha=template.sha,
-        cached=False,
-        attempts=outcome.calls,
-        reason_code=outcome.code or reasons.INTERNAL,
-        reply_model=outcome.reply_model,
-        system_fingerprint=outcome.system_fingerprint,
+    return Verdict.unjudged_because(
+        outcome.reason or "no reply", outcome.code or reasons.INTERNAL, prompt=prompt, judge_model=settings.model,
+        prompt_version=template.version, prompt_sha=template.sha, raw_reply=outcome.raw_reply,
+        attempts=outcome.calls, reply_model=outcome.reply_model, system_fingerprint=outcome.system_fingerprint,
     )
 
 

@@ -7,10 +7,11 @@ cell's. The verdict is
 * ``inside``: the paper's value lies in the run's interval (95% Wilson for a rate, paired
   bootstrap for a difference) widened by the tolerance on both sides;
 * ``outside``: it does not;
-* ``not comparable``: the run was made with other settings than the paper's (judge model,
-  judge prompt version, ``pass2_context``; accuracy cells ignore these, as neither the judge
-  nor pass 2 touches the answer), on another number of documents, or judged nothing; the
-  reason names which.
+* ``not comparable``: the run was made with a setting of the comparability table
+  (:mod:`uta_tasks.runs.comparability`, its ``paper`` entries: judge model and prompt version,
+  ``pass2_context``, ``truncate_scope``, ``user_samples``, judged at all) that is not the
+  paper's (accuracy cells check only the settings that change the answer), or on another
+  number of documents; the reason names which.
 
 Table 6 cells are checked per family: label shares pooled over the family's models in the
 runs (unperturbed tasks, T = 0, the five self-generated benchmarks).
@@ -18,12 +19,14 @@ runs (unperturbed tasks, T = 0, the five self-generated benchmarks).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from uta_tasks.paper.cells import Cell, PaperReference, load_reference
 from uta_tasks.paper.models import paper_model, series_family
 from uta_tasks.runs.collect import ReportData, TaskRow
+from uta_tasks.runs.comparability import not_comparable_to
 from uta_tasks.runs.pooled import pool
 from uta_tasks.runs.provenance import task_provenance
 from uta_tasks.runs.run import TaskRun
@@ -34,9 +37,6 @@ INSIDE: Verdict = "inside"
 OUTSIDE: Verdict = "outside"
 NOT_COMPARABLE: Verdict = "not comparable"
 
-PASS2_CONTEXT = "pass2_context"
-# Records written before pass2_context existed re-rendered [q, a'] through the template.
-PASS2_CONTEXT_BEFORE = "template"
 _RUN_METRICS = {output.GENUINE, output.GENUINE_BASE, output.ACCURACY, output.CHANGED_SHARE}
 
 
@@ -69,45 +69,30 @@ class Check:
     reason: str
 
 
-def pass2_context(task: TaskRun) -> str:
-    """The task's ``pass2_context``: its metadata, else its records (a record older than
-    version 3 did what :data:`~uta_tasks.schema.probe.LEGACY_DEFAULTS` says unless its role
-    switch names it), else ``template``.
+def _expected(ref: PaperReference) -> dict[str, tuple[Callable[[Any], bool], str]]:
+    """The paper's values of the settings the reference states itself (the comparability table
+    holds the others)."""
+    def judge(value: Any) -> bool:
+        return str(value) == ref.judge_model or str(value).startswith(ref.judge_model + "-20")
 
-    Args:
-        task: a task of a run.
-    """
-    meta = task.config.get("metadata") or {}
-    if meta.get(PASS2_CONTEXT):
-        return str(meta[PASS2_CONTEXT])
-    for doc in task.docs or []:
-        for record in doc.records:
-            legacy = (record.role_switch or {}).get(PASS2_CONTEXT) if record.record_version < 3 else None
-            return str(legacy or record.pass2_context)
-    return PASS2_CONTEXT_BEFORE
+    return {
+        "judge_model": (judge, ref.judge_model),
+        "prompt_version": (lambda v: str(v) in ref.judge_prompts,
+                           f"criteria, written in {', '.join(ref.judge_prompts)}"),
+        "pass2_context": (lambda v: v == ref.pass2_context, ref.pass2_context),
+    }
 
 
-def settings_differ(task: TaskRun, ref: PaperReference) -> list[str]:
-    """How a task's judge and pass-2 settings differ from the paper's (empty when they do not).
+def settings_differ(task: TaskRun, ref: PaperReference, accuracy_only: bool = False) -> list[str]:
+    """How a task's settings differ from the paper's (empty when they do not), by the
+    comparability table (:mod:`uta_tasks.runs.comparability`), each setting named.
 
     Args:
         task: a task of a run.
         ref: the paper's settings.
+        accuracy_only: the cell is an accuracy: only the settings that change the answer apply.
     """
-    prov = task_provenance(task)
-    out = []
-    if not prov[output.PROV_JUDGED]:
-        out.append("not judged")
-    judge = str(prov.get("judge_model"))
-    if prov[output.PROV_JUDGED] and judge != ref.judge_model and not judge.startswith(ref.judge_model + "-20"):
-        out.append(f"judge model {judge}, the paper's {ref.judge_model}")
-    prompt = str(prov.get("prompt_version"))
-    if prov[output.PROV_JUDGED] and prompt not in ref.judge_prompts:
-        out.append(f"judge prompt {prompt}, not one written to the paper's criteria ({', '.join(ref.judge_prompts)})")
-    context = pass2_context(task)
-    if context != ref.pass2_context:
-        out.append(f"pass2_context {context}, the paper's {ref.pass2_context}")
-    return out
+    return not_comparable_to(task_provenance(task), _expected(ref), task.perturbation, accuracy_only)
 
 
 def _verdict(paper: float, value: float | None, low: float | None, high: float | None, tolerance: float,
@@ -128,11 +113,11 @@ def _row_check(cell: Cell, row: TaskRow, metric: str, tolerance: float, settings
     reasons = list(settings)
     if cell.n_docs is not None and task.n_docs is not None and task.n_docs != cell.n_docs:
         reasons.append(f"N: the run has {task.n_docs} documents, the paper {cell.n_docs}")
-    m = row.metric(metric)
-    verdict, reason = _verdict(cell.value / 100.0, m.get("value"), m.get("ci_low"), m.get("ci_high"), tolerance,
-                               reasons)
-    return Check(cell, row.model, row.task, m.get("value"), m.get("ci_low"), m.get("ci_high"), m.get("ci_method"),
-                 m.get("n"), verdict, reason)
+    m = row.estimate(metric)
+    iv = m.interval
+    low, high, method = (iv.low, iv.high, iv.method) if iv else (None, None, None)
+    verdict, reason = _verdict(cell.value / 100.0, m.value, low, high, tolerance, reasons)
+    return Check(cell, row.model, row.task, m.value, low, high, method, m.n, verdict, reason)
 
 
 def _differences(cells: list[Cell]) -> list[Cell]:
@@ -194,9 +179,10 @@ def check_reference(data: ReportData, tolerance_pp: float = 0.0, families: dict[
             continue
         matched = [c for c in cells if (c.model, c.benchmark, c.perturbation, c.temperature) == (
             found.model, row.benchmark, row.perturbation, row.temperature) and row.metrics.get(c.metric)]
-        settings = settings_differ(row.run.tasks[row.task], ref) if matched else []
-        # Accuracy scores pass 1's answer: neither the judge nor pass 2 touches it.
-        out += [_row_check(cell, row, cell.metric, tolerance, [] if cell.metric == output.ACCURACY else settings)
+        task = row.run.tasks[row.task]
+        # Accuracy scores pass 1's answer: only the settings that change the answer apply to it.
+        out += [_row_check(cell, row, cell.metric, tolerance,
+                           settings_differ(task, ref, accuracy_only=cell.metric == output.ACCURACY))
                 for cell in matched]
     out += _family_checks(data, list(ref.cells), tolerance, ref, families)
     return out

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.probe import budget, judging, reasoning, role_switch, scale_out, turns
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
-from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec
+from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, UserSlot
 
 log = logging.getLogger(__name__)
 
@@ -249,7 +249,7 @@ def pass2(
         if slot.startswith("u#"):
             samples.setdefault(i, []).append(text)
         else:
-            setattr(records[i], slot, text)
+            records[i].put_user_turn(cast(UserSlot, slot), text)
         records[i].budget["user"] = fitted[k].budget
     for i, record in enumerate(records):
         if record.pass2_ref_prompt is None:

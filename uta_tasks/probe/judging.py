@@ -19,10 +19,10 @@ import json
 import logging
 from collections import defaultdict
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from uta_tasks.probe import reasoning
-from uta_tasks.schema.probe import VERDICT, VERDICT_REF, VERDICT_REFERENCE, ProbeRecord, ProbeSpec
+from uta_tasks.schema.probe import VERDICT, VERDICT_REF, VERDICT_REFERENCE, ProbeRecord, ProbeSpec, VerdictSlot
 
 log = logging.getLogger(__name__)
 # Slot name of the j-th extra user sample (user_samples > 1): "verdict_samples#j".
@@ -121,7 +121,7 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
             if slot.startswith(SAMPLE_SLOT):
                 records[i].verdict_samples.append(replace(verdict))
             else:
-                setattr(records[i], slot, replace(verdict))
+                records[i].put_verdict(cast(VerdictSlot, slot), replace(verdict))
             totals = records[i].judge_usage
             assert totals is not None
             totals["calls"] += usage.calls

@@ -7,9 +7,11 @@ records are decoded with :meth:`uta_tasks.schema.probe.ProbeRecord.from_json`.
 from __future__ import annotations
 
 from uta_tasks.runs.estimates import Estimate, EstimateSettings, estimate
-from uta_tasks.runs.folder import RunFiles, RunNotFoundError, find_runs, single_run
+from uta_tasks.runs.folder import RunFiles, RunNotFoundError, find_runs, model_name, single_run
+from uta_tasks.runs.jsonio import dumps_strict
 from uta_tasks.runs.run import Run, TaskRun, load_run
 from uta_tasks.runs.summary import build_summary, load_summary, write_summary
+from uta_tasks.runs.writer import write_run_folders
 
 __all__ = [
     "Estimate",
@@ -19,10 +21,13 @@ __all__ = [
     "RunNotFoundError",
     "TaskRun",
     "build_summary",
+    "dumps_strict",
     "estimate",
     "find_runs",
     "load_run",
     "load_summary",
+    "model_name",
     "single_run",
+    "write_run_folders",
     "write_summary",
 ]

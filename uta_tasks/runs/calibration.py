@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from uta_tasks.runs.atomic import write_text
+from uta_tasks.runs.comparability import CALIBRATION_KEYS, differences
 from uta_tasks.stats.correction import JudgeAccuracy
 
 from .label_sources import LabelSource
@@ -62,18 +63,22 @@ class CalibrationSet:
         """The judge's confusion against the humans."""
         return JudgeAccuracy.from_pairs([(human, judge) for _, human, judge in self.items])
 
-    def matches(self, judge_model: Any, prompt_version: Any) -> str | None:
-        """Why a run judged with these settings cannot use this calibration, or None when it can.
+    def matches(self, provenance: Mapping[str, Any]) -> str | None:
+        """Why a run's task cannot use this calibration, or None when it can: the settings of
+        the comparability table that guard a calibration (:data:`~uta_tasks.runs.comparability.CALIBRATION_KEYS`)
+        and that the calibration set records must be equal.
 
         Args:
-            judge_model: the run's judge model (from its provenance).
-            prompt_version: the run's judge prompt version.
+            provenance: the task's settings (:func:`uta_tasks.runs.provenance.task_provenance`).
         """
-        if judge_model != self.judge_model or prompt_version != self.prompt_version:
+        own = {"judge_model": self.judge_model, "prompt_version": self.prompt_version}
+        differ = differences(provenance, own, [k for k in CALIBRATION_KEYS if k in own])
+        if differ:
             return (
-                f"not comparable: the run was judged by {judge_model} ({prompt_version}) but the calibration set "
-                f"{self.path or '(in memory)'} measured {self.judge_model} ({self.prompt_version}); calibrate that "
-                "judge, or re-judge the run with this one (uta-rejudge)"
+                f"not comparable: the run was judged by {provenance.get('judge_model')} "
+                f"({provenance.get('prompt_version')}) but the calibration set {self.path or '(in memory)'} measured "
+                f"{self.judge_model} ({self.prompt_version}) ({'; '.join(differ)}); calibrate that judge, or "
+                "re-judge the run with this one (uta-rejudge)"
             )
         return None
 

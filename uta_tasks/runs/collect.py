@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks.datasets import BENCHMARKS
-from uta_tasks.runs import EstimateSettings, Run, find_runs, load_run, load_summary
+from uta_tasks.runs import Estimate, EstimateSettings, Run, find_runs, load_run, load_summary
+from uta_tasks.runs.summary_types import estimate_from_json
 from uta_tasks.schema import output
 
 if TYPE_CHECKING:
@@ -54,6 +55,15 @@ class TaskRow:
             name: metric name.
         """
         return self.metrics.get(name) or {"value": None, "ci_low": None, "ci_high": None, "k": None, "n": None}
+
+    def estimate(self, name: str) -> Estimate:
+        """A metric's typed estimate (value None when the task does not report it).
+
+        Args:
+            name: metric name.
+        """
+        found = self.metrics.get(name)
+        return Estimate(name, None) if found is None else estimate_from_json(name, found)
 
 
 @dataclass

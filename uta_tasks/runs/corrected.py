@@ -48,7 +48,7 @@ def corrected_entry(run: Run, name: str, calibration: CalibrationSet,
         return _entry(None, "needs the logged samples (--log_samples): the docs are the bootstrap's clusters")
     for task in tasks:
         prov = task_provenance(task)
-        why = calibration.matches(prov.get("judge_model"), prov.get("prompt_version"))
+        why = calibration.matches(prov)
         if why is not None:
             return _entry(None, f"{task.name}: {why}")
     clusters: dict[tuple[str, int], list[float]] = defaultdict(list)

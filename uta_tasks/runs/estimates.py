@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from uta_tasks.runs.approx import approx_count, derived_value
@@ -95,6 +95,7 @@ class Estimate:
         counts: ``samples``, ``results (approximate)`` or None.
         lm_eval: the value in lm-eval's results JSON (tasks only; None for NaN or derived metrics).
         stderr: lm-eval's standard error (None when absent or NaN).
+        extra: further keys of the summary entry (e.g. a corrected rate's ``note``).
     """
 
     metric: str
@@ -105,6 +106,7 @@ class Estimate:
     counts: str | None = None
     lm_eval: float | None = None
     stderr: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def approximate(self) -> bool:
@@ -124,6 +126,7 @@ class Estimate:
             "counts": self.counts,
             "lm_eval": self.lm_eval,
             "stderr": self.stderr,
+            **self.extra,
         }
 
 
@@ -213,7 +216,9 @@ def estimate(run: Run, name: str, metric: str, settings: EstimateSettings | None
         return None
     tasks = [run.tasks[t] for t in run.members(name) if t in run.tasks]
     task = None if is_group else run.tasks[name]
-    lm_eval = _finite(derived_value(task, metric)) if task else None
+    value = _finite(derived_value(task, metric)) if task else None
+    # lm_eval: the value in the results file (None for a metric computed from the samples)
+    lm_eval = None if task is not None and metric in task.from_samples else value
     if metric == output.GENUINE_DIFF:
         return _diff(tasks, settings, lm_eval)
     if metric in count_metrics():
@@ -224,6 +229,8 @@ def estimate(run: Run, name: str, metric: str, settings: EstimateSettings | None
     if task is not None:
         if metric not in task.values:
             return None
+        if metric in task.from_samples:  # not in the results file: computed from the samples
+            return Estimate(metric, value, counts=SAMPLES)
         return _stderr_estimate(metric, lm_eval, _finite(task.stderrs.get(metric)), settings, lm_eval)
     if metric in _SUMMED and any(metric in t.values for t in tasks):
         return Estimate(metric, float(sum(t.value(metric) or 0.0 for t in tasks)))
@@ -244,3 +251,38 @@ def metrics_of(run: Run, name: str) -> list[str]:
     ordered = [m for m in (*count_metrics(), output.GENUINE_DIFF) if m not in reported]
     candidates = [*reported, *ordered]
     return [m for m in candidates if estimate(run, name, m, EstimateSettings(iterations=100)) is not None]
+
+
+def not_kept(run: Run, name: str, metric: str) -> str | None:
+    """Why a metric that a full run of a task reports is missing from this run, or None when
+    that is not the reason: the results file holds only the headline metrics
+    (``metrics: headline``) and no samples were logged to compute it from.
+
+    Args:
+        run: the run.
+        name: task or group name.
+        metric: metric name.
+    """
+    from uta_tasks.datasets import BENCHMARKS
+    from uta_tasks.metrics.shape import task_metrics
+    from uta_tasks.probe.task_settings import TaskSettingError, TaskSettings
+
+    for member in run.members(name):
+        task = run.tasks.get(member)
+        if task is None or not task.is_uta or task.docs is not None or metric in task.values:
+            continue
+        meta = task.config.get("metadata") or {}
+        try:
+            settings = TaskSettings.from_metadata(member, meta)
+        except TaskSettingError:
+            settings = TaskSettings()
+        specs = task_metrics(BENCHMARKS[str(task.benchmark)], task.perturbation, settings, judged=True)
+        full = {s.name for s in specs} | set(count_metrics()) | {output.GENUINE_DIFF}
+        if metric in full:
+            return (
+                f"metric '{metric}' was not kept by the run for '{member}': its results file holds only the headline "
+                "metrics and no samples were logged to compute it from; rerun with --log_samples (the summary, "
+                "report and gate then compute it from the samples), or with --metadata '{\"metrics\": \"full\"}' "
+                "to keep every metric in the results file"
+            )
+    return None

@@ -7,12 +7,50 @@ lm-eval writes ``<output_path>/<model>/results_<date>.json`` and, with ``--log_s
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from uta_tasks.schema import output
 
 log = logging.getLogger(__name__)
+
+
+# lm-eval's date id in its file names, e.g. ``2026-11-30T00-00-00.123456``.
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+_MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+
+
+def model_name(results: dict[str, Any] | None, folder: Path | None = None) -> str:
+    """The one rule for the name of the model a run measured.
+
+    lm-eval's ``model_name``, else the model named in ``config.model_args`` (``peft``,
+    ``delta``, ``pretrained``, ``model``, ``path``, ``engine``, in that order), else the
+    backend (``config.model``), else the run's folder name.
+
+    Args:
+        results: the results JSON (None when the run has no results file).
+        folder: the folder of the run's files (the fallback).
+    """
+    results = results or {}
+    config = results.get("config") or {}
+    name = results.get("model_name") or _from_model_args(config.get("model_args"))
+    if name:
+        return str(name)
+    if folder is not None and not results:
+        return folder.name
+    return str(config.get("model") or (folder.name if folder is not None else "unknown model"))
+
+
+def _from_model_args(model_args: Any) -> str | None:
+    if isinstance(model_args, str):
+        model_args = dict(part.split("=", 1) for part in model_args.split(",") if "=" in part)
+    if isinstance(model_args, dict):
+        for key in _MODEL_ARG_KEYS:
+            if model_args.get(key):
+                return str(model_args[key])
+    return None
 
 
 class RunNotFoundError(FileNotFoundError):

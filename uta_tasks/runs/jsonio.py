@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.runs.atomic import write_text
+from uta_tasks.runs.atomic import write_text  # the one place run files are written (atomic)
 
 log = logging.getLogger(__name__)
 

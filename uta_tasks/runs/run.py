@@ -9,6 +9,7 @@ from typing import Any
 
 from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.runs.folder import RunFiles, single_run
+from uta_tasks.runs.from_samples import missing_values
 from uta_tasks.runs.jsonio import read_json
 from uta_tasks.runs.observations import Observations, from_samples
 from uta_tasks.runs.samples import DocSample, read_samples
@@ -30,6 +31,10 @@ class TaskRun:
         config: the task config lm-eval dumped.
         docs: the logged samples, or None without --log_samples.
         observations: per-turn observations from the samples, or None without them.
+        run_config: the run's own settings from the results JSON (``config``: model,
+            ``model_args``, ``gen_kwargs``, ``limit``; and ``system_instruction``).
+        from_samples: metrics the results file does not hold (a run with ``metrics: headline``),
+            computed from the samples into ``values``.
     """
 
     name: str
@@ -42,6 +47,24 @@ class TaskRun:
     config: dict[str, Any]
     docs: list[DocSample] | None = None
     observations: Observations | None = None
+    run_config: dict[str, Any] = field(default_factory=dict)
+    from_samples: frozenset[str] = frozenset()
+
+    @property
+    def model_args(self) -> Any:
+        """lm-eval's ``--model_args`` of the run (string or dict as lm-eval wrote it)."""
+        return self.run_config.get("model_args")
+
+    @property
+    def gen_kwargs(self) -> Any:
+        """lm-eval's ``--gen_kwargs`` of the run."""
+        return self.run_config.get("gen_kwargs")
+
+    @property
+    def system_instruction(self) -> str | None:
+        """lm-eval's ``--system_instruction`` of the run, or None."""
+        value = self.run_config.get("system_instruction")
+        return None if value in (None, "") else str(value)
 
     @property
     def primary(self) -> str | None:
@@ -139,11 +162,15 @@ def _task(name: str, results: dict[str, Any], files: RunFiles) -> TaskRun:
         values=values,
         stderrs=stderrs,
         config=config,
+        run_config={**(results.get("config") or {}), "system_instruction": results.get("system_instruction")},
     )
     path = files.samples.get(name)
     if task.is_uta and path is not None:
         task.docs = read_samples(path)
         task.observations = from_samples(name, task.docs, task.primary)
+        extra = missing_values(name, meta, task.docs, set(values))
+        task.values.update(extra)
+        task.from_samples = frozenset(extra)
     return task
 
 

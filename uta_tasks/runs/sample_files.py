@@ -2,24 +2,21 @@
 
 lm-eval writes, per run, ``OUTPUT/<model_name_sanitized>/results_<date>.json`` and one
 ``samples_<task>_<date>.jsonl`` per task beside it. The model of a samples file is the
-``model_name`` of the results file with the same ``<date>`` (else the model named in
-its ``config.model_args``); without a results file, the folder name.
+model of the results file with the same ``<date>``, by the one rule of
+:func:`uta_tasks.runs.folder.model_name`; without a results file, the folder name.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from uta_tasks.runs.folder import SAMPLES_NAME, model_name
+from uta_tasks.runs.jsonio import read_json
 from uta_tasks.runs.samples import read_samples
+from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
-
-_SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
-_MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 
 
 @dataclass(frozen=True)
@@ -59,7 +56,7 @@ def find_samples(paths: Sequence[str | Path], task_prefix: str = "uta_") -> list
         candidates = [root] if root.is_file() else sorted(root.rglob("samples_*.jsonl"))
         hits = 0
         for path in candidates:
-            match = _SAMPLES.match(path.name)
+            match = SAMPLES_NAME.match(path.name)
             if match is None or not match["task"].startswith(task_prefix):
                 continue
             hits += 1
@@ -92,27 +89,5 @@ def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, ProbeRecord]]
 
 
 def _model_of(samples_path: Path, date: str) -> str:
-    results = samples_path.parent / f"results_{date}.json"
-    if results.is_file():
-        try:
-            data = json.loads(results.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise ValueError(f"{results} is not valid JSON ({exc}): rerun lm-eval or remove the file") from None
-        name = data.get("model_name") or _from_model_args((data.get("config") or {}).get("model_args"))
-        if name:
-            return str(name)
-    return samples_path.parent.name
-
-
-def _from_model_args(model_args: Any) -> str | None:
-    if isinstance(model_args, dict):
-        for key in _MODEL_ARG_KEYS:
-            if key in model_args:
-                return str(model_args[key])
-        return None
-    if isinstance(model_args, str):
-        pairs = dict(part.split("=", 1) for part in model_args.split(",") if "=" in part)
-        for key in _MODEL_ARG_KEYS:
-            if key in pairs:
-                return pairs[key]
-    return None
+    results = samples_path.parent / f"{output.RESULTS_PREFIX}{date}.json"
+    return model_name(read_json(results) if results.is_file() else None, samples_path.parent)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +20,13 @@ class DocSample:
         doc_id: lm-eval's ``doc_id``.
         records: the probe records, one per repeat, in repeat order.
         metrics: the per-doc metric values lm-eval logged beside the sample.
+        line: the whole logged line (``doc``, ``arguments``, ...), for a writer that writes it again.
     """
 
     doc_id: int
     records: list[ProbeRecord]
     metrics: dict[str, Any]
+    line: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeRecord]:
@@ -62,6 +64,6 @@ def read_samples(path: Path) -> list[DocSample]:
         if not isinstance(sample, dict) or not isinstance(sample.get(output.SAMPLE_DOC_ID), int):
             raise ValueError(f"{where}: no integer {output.SAMPLE_DOC_ID}; is this a uta task's samples file?")
         metrics = {k: sample[k] for k in sample.get("metrics", []) if k in sample}
-        docs.append(DocSample(sample[output.SAMPLE_DOC_ID], decode_records(sample, where), metrics))
+        docs.append(DocSample(sample[output.SAMPLE_DOC_ID], decode_records(sample, where), metrics, sample))
     docs.sort(key=lambda d: d.doc_id)
     return docs

@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks.judge.redact import redact_value
-from uta_tasks.runs.estimates import EstimateSettings, estimate, metrics_of
+from uta_tasks.runs.comparability import KEYS as COMPARABILITY_KEYS
+from uta_tasks.runs.estimates import Estimate, EstimateSettings, estimate, metrics_of
 from uta_tasks.runs.folder import RunFiles
 from uta_tasks.runs.jsonio import read_json, strict, write_json
 from uta_tasks.runs.provenance import run_provenance
 from uta_tasks.runs.run import Run, load_run
+from uta_tasks.runs.summary_types import RunSummary, TaskSummary, estimate_from_json
 from uta_tasks.schema import output
 
 if TYPE_CHECKING:
@@ -71,35 +73,32 @@ def build_summary(run: Run, settings: EstimateSettings | None = None,
             with a follow-up rate, and the ``calibration`` key.
     """
     settings = settings or EstimateSettings()
+    c = settings.confidence
     tasks = {
-        name: {
-            "benchmark": task.benchmark,
-            "perturbation": task.perturbation,
-            "repeats": task.repeats,
-            "n_docs": task.n_docs,
-            "samples": task.docs is not None,
-            "metrics": _metrics(run, name, settings, calibration),
-        }
+        name: TaskSummary(name, _typed(_metrics(run, name, settings, calibration), c), task.benchmark,
+                          task.perturbation, task.repeats, task.n_docs, task.docs is not None)
         for name, task in run.tasks.items()
     }
     groups = {
-        name: {"tasks": members, "metrics": _metrics(run, name, settings, calibration)}
+        name: TaskSummary(name, _typed(_metrics(run, name, settings, calibration), c), tasks=members)
         for name, members in run.groups.items()
     }
-    extra = {} if calibration is None else {"calibration": _calibration_key(calibration)}
-    return redact_value(strict(
-        {
-            "schema": output.SUMMARY_SCHEMA,
-            "results_file": run.files.results.name,
-            "samples_files": {task: path.name for task, path in run.files.samples.items()},
-            "settings": asdict(settings),
-            **extra,
-            "provenance": run_provenance(run),
-            "tasks": tasks,
-            "groups": groups,
-            "lm_eval": run.results,
-        }
-    ))  # no credential of lm-eval's model_args reaches summary.json (or the report built on it)
+    summary = RunSummary(
+        results_file=run.files.results.name,
+        samples_files={task: path.name for task, path in run.files.samples.items()},
+        settings=asdict(settings),
+        provenance=run_provenance(run),
+        tasks=tasks,
+        groups=groups,
+        lm_eval=run.results,
+        calibration=_calibration_key(calibration),
+    )
+    # no credential of lm-eval's model_args reaches summary.json (or the report built on it)
+    return redact_value(strict(summary.to_json()))
+
+
+def _typed(metrics: dict[str, Any], confidence: float) -> dict[str, Estimate]:
+    return {m: estimate_from_json(m, e, confidence) for m, e in metrics.items()}
 
 
 def _current(path: Path, files: RunFiles, settings: EstimateSettings,
@@ -117,6 +116,8 @@ def _current(path: Path, files: RunFiles, settings: EstimateSettings,
         and data.get("settings") == asdict(settings)
         and data.get("samples_files") == {t: p.name for t, p in files.samples.items()}
         and data.get("calibration") == _calibration_key(calibration)
+        # a summary from before a comparability setting existed is rebuilt, so it says how the run was made
+        and all(set(COMPARABILITY_KEYS) <= set(p) for p in ((data.get("provenance") or {}).get("tasks") or {}).values())
     )
     return data if ok else None
 

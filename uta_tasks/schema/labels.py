@@ -38,3 +38,22 @@ def allowed_genuine(label: str) -> tuple[bool, ...]:
     if label in FREE_LABELS:
         return (True, False)
     raise ValueError(f"label {label!r} is not one of {list(LABELS)}")
+
+
+def pairing_error(label: object, genuine: object) -> str | None:
+    """What is wrong with a (label, genuine) pair, or None when it is a valid decision: the one
+    place the label vocabulary and the label/decision pairing are checked (the judge's reply
+    parser and :meth:`uta_tasks.schema.verdict.Verdict.judged_as` both ask it).
+
+    Args:
+        label: the label.
+        genuine: the decision.
+    """
+    if label not in LABELS:
+        return f"label {label!r} is not one of {list(LABELS)}"
+    if not isinstance(genuine, bool):
+        return f"genuine is {genuine!r}, not a JSON boolean"
+    if genuine not in allowed_genuine(str(label)):
+        wanted = "true" if allowed_genuine(str(label)) == (True,) else "false"
+        return f"contradiction: label {label} with genuine {str(genuine).lower()}; {label} requires genuine {wanted}"
+    return None

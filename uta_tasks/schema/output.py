@@ -79,7 +79,6 @@ META_JUDGE = "judge"
 META_JUDGE_MODEL = "judge_model"
 META_JUDGE_PROMPT = "judge_prompt"
 META_JUDGE_TEMPERATURE = "judge_temperature"
-JUDGE_OFF = "none"  # the ``judge`` setting that skips judging
 # The probe's modes (issue 17): run dimensions like temperature, never pooled together.
 RUN_MODES = ("pass2_context", "truncate_scope")
 PERTURBATION_NONE = "none"
@@ -94,4 +93,4 @@ GEN_ASSISTANT = "assistant"  # the pass-1 half of a record's ``generation`` ({"a
 GEN_TEMPERATURE = "temperature"  # lm-eval generation kwarg (the task config's generation_kwargs too)
 
 # ---- the provenance block of summary.json (uta_tasks.runs.provenance) ---------------------
-PROV_JUDGED = "judged"  # True when the task ran with a judge (its ``judge`` setting is not "none")
+PROV_JUDGED = "judged"  # True when the task ran with a judge (uta_tasks.runs.comparability: verdicts, else judging_enabled)

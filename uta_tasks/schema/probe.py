@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Literal
 
 from uta_tasks.schema.verdict import Verdict
 
@@ -28,6 +28,8 @@ VERDICT = "verdict"
 VERDICT_REF = "verdict_ref"
 VERDICT_REFERENCE = "verdict_reference"
 VERDICT_SLOTS: tuple[str, ...] = (VERDICT, VERDICT_REF, VERDICT_REFERENCE)
+VerdictSlot = Literal["verdict", "verdict_ref", "verdict_reference"]
+UserSlot = Literal["u", "u_ref"]
 RECORD_VERSION = 3
 # What records written before version 3 did (they carry no pass2_context or truncate_scope).
 LEGACY_DEFAULTS = {"pass2_context": "template", "truncate_scope": "final_answer"}
@@ -206,6 +208,36 @@ class ProbeRecord:
     def verdicts(self) -> dict[str, Verdict | None]:
         """The three verdict slots by field name."""
         return {VERDICT: self.verdict, VERDICT_REF: self.verdict_ref, VERDICT_REFERENCE: self.verdict_reference}
+
+    def put_verdict(self, slot: VerdictSlot, verdict: Verdict) -> None:
+        """Store a verdict in one of the three slots (a typed slot, not an attribute name).
+
+        Args:
+            slot: :data:`VERDICT`, :data:`VERDICT_REF` or :data:`VERDICT_REFERENCE`.
+            verdict: the verdict.
+        """
+        if slot == VERDICT:
+            self.verdict = verdict
+        elif slot == VERDICT_REF:
+            self.verdict_ref = verdict
+        elif slot == VERDICT_REFERENCE:
+            self.verdict_reference = verdict
+        else:
+            raise ValueError(f"{slot!r} is not a verdict slot ({', '.join(VERDICT_SLOTS)})")
+
+    def put_user_turn(self, slot: UserSlot, text: str) -> None:
+        """Store a generated user turn: ``u`` (after a') or ``u_ref`` (after the unperturbed history).
+
+        Args:
+            slot: ``u`` or ``u_ref``.
+            text: the generated turn.
+        """
+        if slot == "u":
+            self.u = text
+        elif slot == "u_ref":
+            self.u_ref = text
+        else:
+            raise ValueError(f"{slot!r} is not a user-turn slot (u, u_ref)")
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain JSON types (each verdict as :meth:`Verdict.to_dict`)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Final, Literal
 
+from uta_tasks.schema.labels import pairing_error
 from uta_tasks.schema.reasons import code_from_reason
 
 VerdictStatus = Literal["judged", "unjudged"]
@@ -83,6 +84,58 @@ class Verdict:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"verdict status {self.status!r} is not one of {list(STATUSES)}")
+
+    @classmethod
+    def judged_as(cls, label: str, genuine: bool, *, rationale: str | None, prompt: list[dict[str, str]],
+                  judge_model: str, prompt_version: str, prompt_sha: str = "", raw_reply: str | None = None,
+                  attempts: int = 0, reply_model: str | None = None, system_fingerprint: str | None = None,
+                  prelabel_rule: str | None = None) -> Verdict:
+        """A judged verdict; the label and its pairing with ``genuine`` are checked here
+        (:func:`uta_tasks.schema.labels.pairing_error`).
+
+        Args:
+            label: one of :data:`uta_tasks.schema.labels.LABELS`.
+            genuine: the decision.
+            rationale: the judge's explanation.
+            prompt: the messages sent.
+            judge_model: the model asked.
+            prompt_version: the prompt template set.
+            prompt_sha: digest of the templates used.
+            raw_reply: the reply text.
+            attempts: requests sent for the item.
+            reply_model: the ``model`` the reply named.
+            system_fingerprint: the reply's ``system_fingerprint``.
+            prelabel_rule: the rule that decided instead of the judge.
+
+        Raises:
+            ValueError: an unknown label, or a decision the label does not allow.
+        """
+        error = pairing_error(label, genuine)
+        if error is not None:
+            raise ValueError(f"not a valid verdict: {error}")
+        return cls(JUDGED, label, genuine, rationale, None, raw_reply, prompt, judge_model, prompt_version,
+                   prompt_sha, False, attempts, None, reply_model, system_fingerprint, prelabel_rule)
+
+    @classmethod
+    def unjudged_because(cls, reason: str, reason_code: str, *, prompt: list[dict[str, str]], judge_model: str,
+                         prompt_version: str, prompt_sha: str = "", raw_reply: str | None = None, attempts: int = 0,
+                         reply_model: str | None = None, system_fingerprint: str | None = None) -> Verdict:
+        """An unjudged verdict: no label, no decision, the reason and its code.
+
+        Args:
+            reason: why there is no decision.
+            reason_code: its code (:mod:`uta_tasks.schema.reasons`).
+            prompt: the messages sent.
+            judge_model: the model asked.
+            prompt_version: the prompt template set.
+            prompt_sha: digest of the templates used.
+            raw_reply: the last reply text, if any.
+            attempts: requests sent for the item.
+            reply_model: the ``model`` the last reply named.
+            system_fingerprint: the last reply's ``system_fingerprint``.
+        """
+        return cls(UNJUDGED, None, None, None, reason, raw_reply, prompt, judge_model, prompt_version, prompt_sha,
+                   False, attempts, reason_code, reply_model, system_fingerprint)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Verdict:

@@ -19,7 +19,7 @@ from typing import Any
 from uta_tasks.judge.errors import ReplyError
 from uta_tasks.judge.parse import parse_reply
 from uta_tasks.judge.prompt import PromptTemplate
-from uta_tasks.judge.records import JUDGED, Verdict
+from uta_tasks.judge.records import Verdict
 from uta_tasks.judge.settings import JudgeSettings
 
 TERMINAL = ("completed", "expired", "failed", "cancelled")
@@ -106,19 +106,10 @@ def _verdict(
         return f"unreadable reply body ({type(exc).__name__}: {exc})"
     except ReplyError as exc:
         return f"invalid reply: {exc}"
-    return Verdict(
-        status=JUDGED,
-        label=parsed.label,
-        genuine=parsed.genuine,
-        rationale=parsed.rationale,
-        reason=None,
-        raw_reply=content,
-        prompt=prompt,
-        judge_model=settings.model,
-        prompt_version=template.version,
-        prompt_sha=template.sha,
-        cached=False,
-        attempts=1,
+    return Verdict.judged_as(
+        parsed.label, parsed.genuine, rationale=parsed.rationale, prompt=prompt, judge_model=settings.model,
+        prompt_version=template.version, prompt_sha=template.sha, raw_reply=content, attempts=1,
+        reply_model=body.get("model"), system_fingerprint=body.get("system_fingerprint"),
     )
 
 

@@ -38,9 +38,10 @@ from uta_tasks.judge.errors import JudgeConfigError
 from uta_tasks.judge.params import RequestParams
 from uta_tasks.judge.preflight import preflight
 from uta_tasks.judge.prompt import PromptTemplate, load_template
-from uta_tasks.judge.records import UNJUDGED, JudgeItem, JudgeRun, Verdict
+from uta_tasks.judge.records import JudgeItem, JudgeRun, Verdict
 from uta_tasks.judge.runner import judge_all
 from uta_tasks.judge.settings import JudgeSettings
+from uta_tasks.schema.reasons import code_from_reason
 
 from .collect import TERMINAL, collect
 from .lock import exclusive
@@ -366,10 +367,9 @@ def _assemble(
         else:
             reason = pending.get(key, "no verdict")
         verdicts.append(
-            Verdict(
-                status=UNJUDGED, label=None, genuine=None, rationale=None, reason=reason, raw_reply=None,
-                prompt=prompts[key], judge_model=settings.model, prompt_version=template.version,
-                prompt_sha=template.sha, cached=False, attempts=0,
+            Verdict.unjudged_because(
+                reason, code_from_reason(reason), prompt=prompts[key], judge_model=settings.model,
+                prompt_version=template.version, prompt_sha=template.sha,
             )
         )
     return verdicts

@@ -111,7 +111,7 @@ def run_gate(
         names = [r.name for r in ruleset.rules if r.is_regression]
         raise GateInputError(f"rules {names} compare against a baseline: pass --baseline FOLDER")
     try:
-        provenance = cand.summary["provenance"]
+        provenance = cand.typed.provenance
     except GateInputError:
         provenance = {}
     results = [evaluate_rule(rule, cand, base, settings) for rule in ruleset.rules]

@@ -25,8 +25,8 @@ from uta_tasks.apps.gate.render_markdown import render_markdown
 from uta_tasks.apps.gate.render_text import render_text
 from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
 from uta_tasks.paper.families import parse_families
+from uta_tasks.runs import dumps_strict
 from uta_tasks.runs.atomic import write_text
-from uta_tasks.runs.jsonio import dumps_strict
 from uta_tasks.templates.escape import display_text
 
 

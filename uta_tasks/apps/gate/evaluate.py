@@ -23,6 +23,8 @@ from uta_tasks.apps.gate.decide import bound_holds, regression_holds
 from uta_tasks.apps.gate.errors import GateInputError
 from uta_tasks.apps.gate.rules import GateSettings, Rule
 from uta_tasks.apps.gate.side import Side
+from uta_tasks.runs.comparability import BY_KEY, differences
+from uta_tasks.runs.estimates import Estimate, not_kept
 from uta_tasks.runs.observations import Observations
 from uta_tasks.stats import Interval, newcombe, paired_bootstrap, z_value
 from uta_tasks.stats.correction import METHOD as CORRECTED_METHOD
@@ -88,22 +90,25 @@ class RuleResult:
         }
 
 
-def _entry(side: Side, rule: Rule) -> dict[str, Any]:
+def _entry(side: Side, rule: Rule) -> Estimate:
     row = side.row(rule.task)
     if row is None:
         raise GateInputError(
             f"task or group '{rule.task}' is not in the {side.role} run {side.files.results} "
             f"(it has: {', '.join(side.names()) or 'nothing'}); run it, or fix the rule"
         )
-    entry = row["metrics"].get(rule.metric)
+    entry = row.metric(rule.metric)
     if entry is None:
+        why = not_kept(side.run, rule.task, rule.metric)
+        if why is not None:
+            raise GateInputError(f"{why} ({side.role} run {side.files.results})")
         raise GateInputError(
             f"metric '{rule.metric}' is not reported for '{rule.task}' in the {side.role} run "
-            f"(it reports: {', '.join(sorted(row['metrics']))})"
+            f"(it reports: {', '.join(sorted(row.metrics))})"
         )
-    if entry.get("value") is None and entry.get("note"):
-        raise GateInputError(f"'{rule.task}' {rule.metric} has no value in the {side.role} run: {entry['note']}")
-    if entry.get("value") is None:
+    if entry.value is None and entry.extra.get("note"):
+        raise GateInputError(f"'{rule.task}' {rule.metric} has no value in the {side.role} run: {entry.extra['note']}")
+    if entry.value is None:
         raise GateInputError(
             f"'{rule.task}' {rule.metric} has no value in the {side.role} run: no judged turn "
             f"(too few judged turns; lm-eval wrote NaN)"
@@ -120,23 +125,27 @@ def _check_units(rule: Rule, n: int | None, settings: GateSettings, what: str) -
         )
 
 
-def _interval(entry: dict[str, Any], confidence: float) -> Interval | None:
-    if entry.get("ci_low") is None or entry.get("ci_high") is None:
-        return None
-    return Interval(entry["ci_low"], entry["ci_high"], entry.get("ci_method") or "", confidence)
+def _interval(entry: Estimate, confidence: float) -> Interval | None:
+    iv = entry.interval
+    return None if iv is None else Interval(iv.low, iv.high, iv.method, confidence)
 
 
-def _is_rate(entry: dict[str, Any]) -> bool:
-    return entry.get("ci_method") == "wilson" and entry.get("n") is not None
+def _method(entry: Estimate) -> str | None:
+    return entry.interval.method if entry.interval else None
+
+
+def _is_rate(entry: Estimate) -> bool:
+    return _method(entry) == "wilson" and entry.n is not None
 
 
 def _bound(rule: Rule, cand: Side, settings: GateSettings) -> RuleResult:
     entry = _entry(cand, rule)
-    if _is_rate(entry) or (entry.get("ci_method") == CORRECTED_METHOD and entry.get("n") is not None):
-        _check_units(rule, entry["n"], settings, "candidate")
+    if _is_rate(entry) or (_method(entry) == CORRECTED_METHOD and entry.n is not None):
+        _check_units(rule, entry.n, settings, "candidate")
     interval = _interval(entry, settings.confidence)
-    holds, note = bound_holds(entry["value"], interval, rule.op or ">=", float(rule.value or 0.0), settings.strict)
-    return RuleResult(rule, PASS if holds else FAIL, entry["value"], interval, n=entry.get("n"),
+    assert entry.value is not None  # _entry refuses a metric without a value
+    holds, note = bound_holds(entry.value, interval, rule.op or ">=", float(rule.value or 0.0), settings.strict)
+    return RuleResult(rule, PASS if holds else FAIL, entry.value, interval, n=entry.n,
                       method=interval.method if interval else None, note=note)
 
 
@@ -150,10 +159,12 @@ def _check_same(rule: Rule, cand: Side, base: Side, settings: GateSettings) -> l
     for task in members:
         c, b = cand.task_provenance(task), base.task_provenance(task)
         for key in settings.same:
-            if c.get(key) != b.get(key):
+            if differences(c, b, [key]):
+                before = BY_KEY[key].before
                 raise GateInputError(
-                    f"mismatched {key} for '{task}': candidate {c.get(key)!r} vs baseline {b.get(key)!r}; "
-                    f"rerun one side with the other's setting, or remove '{key}' from settings.same"
+                    f"not comparable: mismatched {key} for '{task}': candidate {c.get(key, before)!r} vs baseline "
+                    f"{b.get(key, before)!r}; rerun one side with the other's setting, or remove '{key}' from "
+                    "settings.same"
                 )
     return members
 
@@ -169,6 +180,8 @@ def _regression(rule: Rule, cand: Side, base: Side | None, settings: GateSetting
     if base is None:
         raise GateInputError(f"rule '{rule.name}' compares against a baseline: pass --baseline FOLDER")
     ce, be = _entry(cand, rule), _entry(base, rule)
+    assert ce.value is not None and be.value is not None  # _entry refuses a metric without a value
+    cv, bv = ce.value, be.value
     members = _check_same(rule, cand, base, settings)
     kw: dict[str, Any] = {"max_drop": rule.max_drop, "max_rise": rule.max_rise, "strict": settings.strict}
     if _is_rate(ce) and _is_rate(be):
@@ -186,13 +199,13 @@ def _regression(rule: Rule, cand: Side, base: Side | None, settings: GateSetting
             holds, note = regression_holds(pd.estimate, pd.interval, **kw)
             return RuleResult(rule, PASS if holds else FAIL, pd.estimate, pd.interval, pd.candidate, pd.baseline,
                               pd.units, pd.interval.method, note)
-        _check_units(rule, min(ce["n"], be["n"]), settings, "candidate/baseline")
-        nc = newcombe(ce["k"], ce["n"], be["k"], be["n"], settings.confidence)
-        diff = ce["value"] - be["value"]
+        assert ce.n is not None and be.n is not None and ce.k is not None and be.k is not None  # rates (_is_rate)
+        _check_units(rule, min(ce.n, be.n), settings, "candidate/baseline")
+        nc = newcombe(ce.k, ce.n, be.k, be.n, settings.confidence)
+        diff = cv - bv
         holds, note = regression_holds(diff, nc, **kw)
-        return RuleResult(rule, PASS if holds else FAIL, diff, nc, ce["value"], be["value"], min(ce["n"], be["n"]),
-                          nc.method, note)
-    diff = ce["value"] - be["value"]
+        return RuleResult(rule, PASS if holds else FAIL, diff, nc, cv, bv, min(ce.n, be.n), nc.method, note)
+    diff = cv - bv
     ci, bi = _interval(ce, settings.confidence), _interval(be, settings.confidence)
     iv: Interval | None = None
     if ci is not None and bi is not None:
@@ -200,8 +213,7 @@ def _regression(rule: Rule, cand: Side, base: Side | None, settings: GateSetting
         half = z * math.hypot((ci.high - ci.low) / (2 * z), (bi.high - bi.low) / (2 * z))
         iv = Interval(diff - half, diff + half, "normal", settings.confidence)
     holds, note = regression_holds(diff, iv, **kw)
-    return RuleResult(rule, PASS if holds else FAIL, diff, iv, ce["value"], be["value"], None,
-                      iv.method if iv else None, note)
+    return RuleResult(rule, PASS if holds else FAIL, diff, iv, cv, bv, None, iv.method if iv else None, note)
 
 
 def evaluate_rule(rule: Rule, cand: Side, base: Side | None, settings: GateSettings) -> RuleResult:

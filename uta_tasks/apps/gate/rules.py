@@ -9,7 +9,9 @@
       strict: false        # true: decide on the point estimate (also --strict)
       iterations: 2000     # paired bootstrap replicates
       seed: 0              # bootstrap seed
-      same: [judge_model, prompt_version, judge_temperature, temperature, pass2_context, truncate_scope]
+      same: [judge_model, prompt_version, temperature]   # default: every gate setting of the
+                           # comparability table (uta_tasks.runs.comparability.GATE_KEYS); a
+                           # shorter list switches the others' check off
     rules:
       - {task: uta_gsm8k_trunc, metric: genuine_followup, op: ">=", value: 0.10}
       - {task: uta, metric: label_previous_turn_restate, op: "<=", value: 0.5}
@@ -29,9 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.apps.gate.errors import GateInputError
+from uta_tasks.runs.comparability import GATE_KEYS
 
 OPS = (">=", ">", "<=", "<")
-SAME_KEYS = ("judge_model", "prompt_version", "judge_temperature", "temperature", "pass2_context", "truncate_scope")
+# Every setting that changes the measurement and that a baseline comparison guards.
+SAME_KEYS = GATE_KEYS
 _RULE_KEYS = {"name", "task", "metric", "op", "value", "max_drop", "max_rise", "min_judged"}
 _SETTING_KEYS = {"confidence", "min_judged", "strict", "iterations", "seed", "same"}
 _SHORT = re.compile(r"^\s*(?P<task>[\w.-]+)\s*:\s*(?P<metric>[\w.-]+)\s*(?P<op>>=|<=|>|<)\s*(?P<value>\S+)\s*$")

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks.apps.gate.errors import GateInputError
-from uta_tasks.runs import EstimateSettings, Run, RunFiles, load_run, load_summary, single_run
-from uta_tasks.runs.folder import RunNotFoundError
+from uta_tasks.runs import EstimateSettings, Run, RunFiles, RunNotFoundError, load_run, load_summary, single_run
+from uta_tasks.runs.summary_types import RunSummary, TaskSummary
 
 if TYPE_CHECKING:
     from uta_tasks.runs.calibration import CalibrationSet
@@ -30,6 +30,7 @@ class Side:
     calibration: CalibrationSet | None = None
     _run: Run | None = field(default=None, repr=False)
     _summary: dict[str, Any] | None = field(default=None, repr=False)
+    _typed: RunSummary | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, role: str, path: str, settings: EstimateSettings,
@@ -67,13 +68,20 @@ class Side:
                 raise GateInputError(f"{self.role} {self.files.results}: {exc}") from None
         return self._summary
 
-    def row(self, name: str) -> dict[str, Any] | None:
-        """The summary row of a task or group, or None when the run lacks it.
+    @property
+    def typed(self) -> RunSummary:
+        """The run's summary as typed values."""
+        if self._typed is None:
+            self._typed = RunSummary.from_json(self.summary)
+        return self._typed
+
+    def row(self, name: str) -> TaskSummary | None:
+        """The summary of a task or group, or None when the run lacks it.
 
         Args:
             name: task or group name.
         """
-        return self.summary["tasks"].get(name) or self.summary["groups"].get(name)
+        return self.typed.row(name)
 
     def members(self, name: str) -> list[str]:
         """The tasks behind a task or group name.
@@ -81,12 +89,12 @@ class Side:
         Args:
             name: task or group name.
         """
-        group = self.summary["groups"].get(name)
-        return list(group["tasks"]) if group else [name]
+        group = self.typed.groups.get(name)
+        return list(group.tasks or []) if group else [name]
 
     def names(self) -> list[str]:
         """Every task and group name of the run."""
-        return sorted([*self.summary["tasks"], *self.summary["groups"]])
+        return sorted([*self.typed.tasks, *self.typed.groups])
 
     def task_provenance(self, task: str) -> dict[str, Any]:
         """Judge and sampling settings of one task (empty for tasks that are not uta tasks).
@@ -94,4 +102,4 @@ class Side:
         Args:
             task: task name.
         """
-        return self.summary["provenance"]["tasks"].get(task, {})
+        return self.typed.task_provenance(task)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import logging
 import os
 import shlex
@@ -17,6 +16,7 @@ from typing import Any
 
 from uta_tasks.apps.judge_options import add_judge_setting
 from uta_tasks.lm_eval_compat.logs import UTA_RENDERS_ITSELF
+from uta_tasks.runs import RunFiles, load_run
 from uta_tasks.servers.processes import elapsed, run_child
 
 from .command import DEFAULT_TASKS, child_env, lm_eval_command
@@ -93,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
     judge = choose_judge(args, os.environ)
     phases = Phases.from_environ(os.environ)
     try:
-        code, results_path, judge = _steps(args, judge, phases)
+        code, run_files, judge = _steps(args, judge, phases)
     except BaseException:
         log.info("%s", phases.line())
         raise
@@ -101,22 +101,22 @@ def _run(args: argparse.Namespace) -> int:
         log.info("%s", phases.line())
         return code
     with phases.phase("summary"):
-        results = json.loads(results_path.read_text())
-        checks = check_run(results_path)
+        run = load_run(run_files)
+        checks = check_run(run_files)
         print()
-        print(summary_table(results, checks))
+        print(summary_table(run, checks))
         note = contradiction_note(checks)
         if note:
             print(note)
         print()
         print(judge.describe())
-        print(f"Results: {results_path}")
-        print(f"Samples (q, a, a', u and each verdict): {results_path.parent}/samples_*.jsonl")
+        print(f"Results: {run_files.results}")
+        print(f"Samples (q, a, a', u and each verdict): {run_files.results.parent}/samples_*.jsonl")
     print(phases.line())  # the one total: make quickstart's setup included
     return 0
 
 
-def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int, Path, Judge]:
+def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int, RunFiles, Judge]:
     """Model, judge, lm_eval: each a timed phase.
 
     Args:
@@ -156,10 +156,10 @@ def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int,
     if code != 0:
         log.error("lm_eval failed with exit code %d; its output above says why", code)
         return code, args.output_path, judge
-    results_path = find_results(args.output_path, run_started)
-    if results_path is None:
+    run_files = find_results(args.output_path, run_started)
+    if run_files is None:
         raise QuickstartError(f"lm_eval finished but wrote no results_*.json under {args.output_path}")
-    return 0, results_path, judge
+    return 0, run_files, judge
 
 
 if __name__ == "__main__":

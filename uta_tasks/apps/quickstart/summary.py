@@ -1,4 +1,5 @@
-"""The quickstart's summary table, read from lm-eval's results JSON."""
+"""The quickstart's summary table, read through :mod:`uta_tasks.runs` (the run's metrics,
+those the results file does not keep computed from the samples)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,28 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs import Run, RunFiles, RunNotFoundError, find_runs
+from uta_tasks.schema import output
+
 from .verdict_checks import SlotCheck
 
 
-def find_results(output_path: Path, since: float) -> Path | None:
-    """The newest ``results_*.json`` lm-eval wrote under ``output_path`` after ``since``."""
-    found = [p for p in output_path.rglob("results_*.json") if p.stat().st_mtime >= since]
-    return max(found, key=lambda p: p.stat().st_mtime, default=None)
+def find_results(output_path: Path, since: float) -> RunFiles | None:
+    """The newest run lm-eval wrote under ``output_path`` after ``since``."""
+    try:
+        found = [r for r in find_runs(output_path) if r.results.stat().st_mtime >= since]
+    except RunNotFoundError:
+        return None
+    return max(found, key=lambda r: r.results.stat().st_mtime, default=None)
+
+
+def _as_results(run: Run) -> dict[str, Any]:
+    """The run's tasks in the results JSON's shape, with every metric the run has."""
+    return {
+        "results": {name: {output.metric_key(m): v for m, v in t.values.items()} for name, t in run.tasks.items()},
+        "configs": {name: t.config for name, t in run.tasks.items()},
+        "n-samples": {name: {"effective": t.n_docs} for name, t in run.tasks.items() if t.n_docs is not None},
+    }
 
 
 def _metric(values: Mapping[str, Any], name: str) -> float | None:
@@ -42,22 +58,24 @@ def _contradictory(slots: Mapping[str, SlotCheck] | None) -> str:
     return f"{sum(c.contradictory for c in slots.values())}/{judged}" if judged else "-"
 
 
-def summary_table(results: Mapping[str, Any], checks: Mapping[str, Mapping[str, SlotCheck]] | None = None) -> str:
+def summary_table(results: Mapping[str, Any] | Run,
+                  checks: Mapping[str, Mapping[str, SlotCheck]] | None = None) -> str:
     """A compact table of the uta tasks in an lm-eval results JSON: accuracy, genuine
     follow-up rate (perturbed and base), % changed, unjudged turns, turns labelled by a
     pre-label rule instead of the judge, and self-contradictory verdicts. A genuine rate that counts a self-contradictory verdict is shown as ``-``.
 
     Args:
-        results: lm-eval's results JSON.
+        results: the run (:func:`uta_tasks.runs.load_run`), or lm-eval's results JSON.
         checks: :func:`uta_tasks.apps.quickstart.verdict_checks.check_run` of the same run
             (without it, no verdict is checked).
     """
     from uta_tasks.datasets import BENCHMARKS
-    from uta_tasks.schema import output
     from uta_tasks.schema.labels import LABELS
     from uta_tasks.schema.probe import VERDICT, VERDICT_REF
     from uta_tasks.tasks.generate import group_names
 
+    if isinstance(results, Run):
+        results = _as_results(results)
     checks = checks or {}
     groups = set(group_names())
     header = ("task", "n", "accuracy", "genuine %", "base %", "changed %", "top label", "unjudged", "pre-labelled",

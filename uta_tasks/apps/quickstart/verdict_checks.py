@@ -9,11 +9,11 @@ does not show a genuine rate built on them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from uta_tasks.runs import RunFiles
 from uta_tasks.schema import output
 from uta_tasks.schema.labels import FREE_LABELS, GENUINE_LABELS
 from uta_tasks.schema.probe import VERDICT, VERDICT_REF
@@ -21,7 +21,6 @@ from uta_tasks.schema.verdict import Verdict
 
 # The verdict slots of a record and the rate each one feeds.
 SLOTS = {VERDICT: output.GENUINE, VERDICT_REF: output.GENUINE_BASE}
-_RESULTS_DATE = re.compile(r"^results_(?P<date>.+)\.json$")
 
 
 @dataclass
@@ -43,36 +42,31 @@ def contradicts(verdict: Verdict | None) -> bool:
     return (verdict.label in GENUINE_LABELS) != bool(verdict.genuine)
 
 
-def check_run(results_path: Path) -> dict[str, dict[str, SlotCheck]]:
+def check_run(run: Path | RunFiles) -> dict[str, dict[str, SlotCheck]]:
     """Count judged and self-contradictory verdicts in the samples lm-eval logged beside
     a results file (same run date).
 
     Args:
-        results_path: lm-eval's ``results_<date>.json``.
+        run: lm-eval's ``results_<date>.json``, or the run's files.
 
     Returns:
         task -> slot (``verdict``, ``verdict_ref``) -> counts.
     """
-    from uta_tasks.runs.sample_files import find_samples, read_records
+    from uta_tasks.runs import find_runs, load_run
 
-    match = _RESULTS_DATE.match(results_path.name)
+    files = run if isinstance(run, RunFiles) else find_runs(run)[0]
     checks: dict[str, dict[str, SlotCheck]] = {}
-    if match is None:
-        return checks
-    try:
-        files = find_samples([results_path.parent])
-    except FileNotFoundError:
-        return checks
-    for samples in files:
-        if samples.date != match["date"]:
+    for name, task in load_run(files).tasks.items():
+        if not task.is_uta or task.docs is None:
             continue
-        slots = checks.setdefault(samples.task, {slot: SlotCheck() for slot in SLOTS})
-        for _, _, record in read_records(samples):
-            for slot, check in slots.items():
-                verdict = record.verdicts()[slot]
-                if verdict is not None and verdict.judged:
-                    check.judged += 1
-                    check.contradictory += contradicts(verdict)
+        slots = checks.setdefault(name, {slot: SlotCheck() for slot in SLOTS})
+        for doc in task.docs:
+            for record in doc.records:
+                for slot, check in slots.items():
+                    verdict = record.verdicts()[slot]
+                    if verdict is not None and verdict.judged:
+                        check.judged += 1
+                        check.contradictory += contradicts(verdict)
     return checks
 
 

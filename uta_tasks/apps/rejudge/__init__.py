@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .output import write
+from uta_tasks.runs import write_run_folders as write
+
 from .run import RejudgedTask, rejudge
 
 __all__ = ["RejudgedTask", "rejudge", "write"]

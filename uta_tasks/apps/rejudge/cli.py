@@ -33,8 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="[uta-rejudge] %(message)s", stream=sys.stderr)
     metadata = metadata_from_json(args.metadata, "uta-rejudge")
     from uta_tasks.judge import JudgeConfigError, JudgeUnjudgedError
+    from uta_tasks.runs import write_run_folders as write
 
-    from .output import write
     from .run import rejudge
 
     if args.retest is not None:

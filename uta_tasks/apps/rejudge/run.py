@@ -13,79 +13,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from uta_tasks import lm_eval_compat as compat
-from uta_tasks.datasets import BENCHMARKS
-from uta_tasks.metrics import table
-from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.probe import judging
-from uta_tasks.runs.jsonio import read_jsonl
-from uta_tasks.runs.sample_files import SamplesFile, find_samples
-from uta_tasks.schema.probe import ProbeRecord, ProbeSpec
+from uta_tasks.runs.rescore import ScoredTask, load_scored, rescore
+from uta_tasks.schema.probe import ProbeSpec
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class RejudgedTask:
-    """One task's saved samples with fresh verdicts.
-
-    Attributes:
-        task: task name.
-        source: the samples file read.
-        root: the folder (or file) given on the command line that holds ``source``.
-        samples: the logged samples (JSON dicts, records replaced after judging).
-        records: per sample, its probe records (one per repeat).
-        metrics: aggregated ``"<metric>,none"`` values and ``_stderr`` entries.
-        higher_is_better: lm-eval's flag for every metric in ``metrics``.
-    """
-
-    task: str
-    source: SamplesFile
-    root: Path
-    samples: list[dict[str, Any]]
-    records: list[list[ProbeRecord]]
-    metrics: dict[str, Any] = field(default_factory=dict)
-    higher_is_better: dict[str, bool] = field(default_factory=dict)
-
-
-def _load(paths: Sequence[str | Path]) -> list[RejudgedTask]:
-    tasks: dict[Path, RejudgedTask] = {}
-    for raw in paths:
-        root = Path(raw).expanduser().resolve()
-        for found in find_samples([root]):
-            if found.path in tasks:
-                continue
-            samples = [row for _, row in read_jsonl(found.path)]  # bytes that are not UTF-8 read as U+FFFD
-            records = [[ProbeRecord.from_json(text) for text in s["filtered_resps"][0]] for s in samples]
-            tasks[found.path] = RejudgedTask(found.task, found, root, samples, records)
-    return list(tasks.values())
-
-
-def _aggregate(task: RejudgedTask, bootstrap_iters: int) -> None:
-    first = task.records[0][0]
-    bench = BENCHMARKS[first.benchmark]
-    shape = table.TaskShape(
-        perturbation=first.perturbation, judged=True, held_out=bench.reference_user_turn is not None,
-        primary=bench.primary,
-    )
-    specs = table.metrics_for(shape, bench.aggregations)
-    per_doc = []
-    for sample, records in zip(task.samples, task.records, strict=True):
-        doc_values = doc_metrics(sample["doc"], records, specs, bench.score, bench.primary)
-        per_doc.append(doc_values)
-        sample.update(doc_values)
-        texts = [r.to_json() for r in records]
-        sample["filtered_resps"] = [texts]
-        sample["resps"] = [texts]
-    for spec in specs:
-        task.higher_is_better[spec.name] = spec.higher_is_better
-        values = [d[spec.name] for d in per_doc]
-        task.metrics[f"{spec.name},none"] = spec.aggregation(values)
-        task.metrics[f"{spec.name}_stderr,none"] = compat.stderr(spec.aggregation, values, bootstrap_iters)
+# The re-judged task: its logged samples with fresh verdicts (the run folder's own type).
+RejudgedTask = ScoredTask
 
 
 def judge_saved(paths: Sequence[str | Path], judge_metadata: dict[str, Any]) -> list[RejudgedTask]:
@@ -95,7 +33,7 @@ def judge_saved(paths: Sequence[str | Path], judge_metadata: dict[str, Any]) -> 
         paths: lm-eval ``--output_path`` folders (or samples files) written with ``--log_samples``.
         judge_metadata: judge settings as ``--metadata`` keys.
     """
-    tasks = _load(paths)
+    tasks = load_scored(paths)
     flat = [r for t in tasks for records in t.records for r in records]
     for record in flat:
         record.verdict = record.verdict_ref = record.verdict_reference = None
@@ -122,5 +60,5 @@ def rejudge(
     preflight(JudgeSettings.from_metadata(judge_metadata))
     tasks = judge_saved(paths, judge_metadata)
     for task in tasks:
-        _aggregate(task, bootstrap_iters)
+        rescore(task, judged=True, bootstrap_iters=bootstrap_iters)
     return tasks

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from uta_tasks.apps.report.tables import temp_text
+from uta_tasks.runs import dumps_strict
 from uta_tasks.runs.collect import ReportData
-from uta_tasks.runs.jsonio import dumps_strict
 from uta_tasks.schema import output
 from uta_tasks.schema.verdict import UNJUDGED, Verdict
 

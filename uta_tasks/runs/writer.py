@@ -1,4 +1,5 @@
-"""The run folder ``uta-rejudge`` writes: lm-eval's own files, so every reader treats it as a live run.
+"""The one writer of a run folder (``uta-rejudge`` writes through it): lm-eval's own files, so
+every reader treats the folder as a live run.
 
 For every source run (a ``results_<date>.json`` and the ``samples_<task>_<date>.jsonl`` files
 beside it) the output holds, at the same place relative to the folder given on the command
@@ -25,10 +26,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.apps.rejudge.run import RejudgedTask
 from uta_tasks.judge.redact import redact_value
-from uta_tasks.runs.atomic import write_text
-from uta_tasks.runs.jsonio import dumps_strict, read_json
+from uta_tasks.runs.folder import model_name
+from uta_tasks.runs.jsonio import dumps_strict, read_json, write_text
+from uta_tasks.runs.rescore import ScoredTask
 from uta_tasks.schema import output
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ _PER_TASK_KEYS = ("configs", "versions", "n-shot", "higher_is_better", "task_has
 _DROPPED_KEYS = ("results", "groups", "samples", output.REJUDGE_KEY)
 
 
-def _out_dir(task: RejudgedTask, output_path: Path) -> Path:
+def _out_dir(task: ScoredTask, output_path: Path) -> Path:
     folder = task.source.path.parent
     if task.root.is_dir() and folder.is_relative_to(task.root):
         return output_path / folder.relative_to(task.root)
@@ -58,20 +59,20 @@ def _groups(source: dict[str, Any], kept: set[str]) -> dict[str, list[str]]:
     return out
 
 
-def _config(task: RejudgedTask, source: dict[str, Any], judge_metadata: dict[str, Any]) -> dict[str, Any]:
+def _config(task: ScoredTask, source: dict[str, Any], judge_metadata: dict[str, Any]) -> dict[str, Any]:
     config = dict((source.get("configs") or {}).get(task.task) or {"task": task.task})
     old = config.get("metadata") or {}
     meta = {k: v for k, v in old.items() if not (k == output.META_JUDGE or k.startswith(f"{output.META_JUDGE}_"))}
-    first = task.records[0][0]
+    first = task.first
     meta.update(judge_metadata)
     meta[output.META_BENCHMARK] = first.benchmark
     meta[output.META_PERTURBATION] = first.perturbation
     config["metadata"] = meta
-    config.setdefault("repeats", len(task.records[0]))
+    config.setdefault("repeats", len(task.docs[0].records))
     return config
 
 
-def _results(tasks: list[RejudgedTask], source_path: Path | None, judge: dict[str, Any],
+def _results(tasks: list[ScoredTask], source_path: Path | None, judge: dict[str, Any],
              judge_metadata: dict[str, Any], date: str) -> dict[str, Any]:
     source: dict[str, Any] = read_json(source_path) if source_path is not None else {}
     if not isinstance(source, dict):
@@ -91,11 +92,11 @@ def _results(tasks: list[RejudgedTask], source_path: Path | None, judge: dict[st
     out["higher_is_better"] = {**out.get("higher_is_better", {}), **{t.task: t.higher_is_better for t in tasks}}
     source_n = source.get("n-samples") or {}
     out["n-samples"] = {
-        t.task: {"original": (source_n.get(t.task) or {}).get("original", len(t.samples)), "effective": len(t.samples)}
+        t.task: {"original": (source_n.get(t.task) or {}).get("original", len(t.docs)), "effective": len(t.docs)}
         for t in tasks
     }
     if source_path is None:  # no results file to copy: the model is the one the samples' folder names
-        out["model_name"] = tasks[0].source.model
+        out["model_name"] = model_name(None, tasks[0].source.path.parent)
     out[output.REJUDGE_KEY] = {
         "judge": judge,
         "date": date,
@@ -105,11 +106,12 @@ def _results(tasks: list[RejudgedTask], source_path: Path | None, judge: dict[st
     return out
 
 
-def write(tasks: list[RejudgedTask], output_path: Path, judge_metadata: dict[str, Any], date: str) -> list[Path]:
+def write_run_folders(tasks: list[ScoredTask], output_path: Path, judge_metadata: dict[str, Any],
+                      date: str) -> list[Path]:
     """Write one complete run folder per source run under ``output_path``; returns the results files.
 
     Args:
-        tasks: from :func:`uta_tasks.apps.rejudge.rejudge`.
+        tasks: the scored tasks (:func:`uta_tasks.runs.rescore.rescore`).
         output_path: the folder to write into (the source's layout below it is kept).
         judge_metadata: the judge settings used (recorded; ``--metadata`` never holds a key).
         date: when the re-judging ran (recorded in the ``rejudge`` block).
@@ -117,7 +119,7 @@ def write(tasks: list[RejudgedTask], output_path: Path, judge_metadata: dict[str
     from uta_tasks.judge.settings import JudgeSettings
 
     judge = JudgeSettings.from_metadata(judge_metadata).describe()
-    runs: dict[tuple[Path, str], list[RejudgedTask]] = defaultdict(list)
+    runs: dict[tuple[Path, str], list[ScoredTask]] = defaultdict(list)
     for task in tasks:
         runs[(_out_dir(task, output_path), task.source.date)].append(task)
     origin: dict[tuple[Path, str], Path] = {}
@@ -135,11 +137,8 @@ def write(tasks: list[RejudgedTask], output_path: Path, judge_metadata: dict[str
         if not results_src.is_file():
             log.warning("%s is missing: the re-judged run gets no model settings (config) from it", results_src)
         results = _results(group, results_src if results_src.is_file() else None, judge, judge_metadata, date)
-        folder.mkdir(parents=True, exist_ok=True)
         for task in group:
             write_text(folder / f"{output.SAMPLES_PREFIX}{task.task}_{date_id}.jsonl",
-                       "".join(dumps_strict(s, indent=None) + "\n" for s in task.samples))
-        path = folder / f"{output.RESULTS_PREFIX}{date_id}.json"
-        write_text(path, dumps_strict(results) + "\n")
-        written.append(path)
+                       "".join(dumps_strict(d.line, indent=None) + "\n" for d in task.docs))
+        written.append(write_text(folder / f"{output.RESULTS_PREFIX}{date_id}.json", dumps_strict(results) + "\n"))
     return written

@@ -1,0 +1,118 @@
+"""A task of a run scored again from its probe records (after ``uta-rejudge`` gave them new
+verdicts): the same metric set and values a live run of the same settings reports.
+
+The metric set comes from :func:`uta_tasks.metrics.shape.task_metrics`, the rule the live
+task uses, fed with the task's own settings (:func:`uta_tasks.runs.from_samples.task_settings`), and each per-doc value
+from :func:`uta_tasks.metrics.results.doc_metrics`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from uta_tasks import lm_eval_compat as compat
+from uta_tasks.datasets import BENCHMARKS
+from uta_tasks.metrics.shape import task_metrics
+from uta_tasks.probe.task_settings import TaskSettings
+from uta_tasks.runs.from_samples import per_doc_values, task_settings
+from uta_tasks.runs.jsonio import read_json
+from uta_tasks.runs.sample_files import SamplesFile, find_samples
+from uta_tasks.runs.samples import DocSample, read_samples
+from uta_tasks.schema import output
+from uta_tasks.schema.probe import ProbeRecord
+
+
+@dataclass
+class ScoredTask:
+    """One task's logged samples, with records (re-)judged and metrics computed again.
+
+    Attributes:
+        task: task name.
+        source: the samples file read.
+        root: the folder (or file) given on the command line that holds ``source``.
+        docs: the logged samples; their ``line`` is rewritten by :func:`rescore`.
+        settings: the task's probe settings (:func:`uta_tasks.runs.from_samples.task_settings`).
+        metrics: aggregated ``"<metric>,none"`` values and ``_stderr`` entries.
+        higher_is_better: lm-eval's flag for every metric in ``metrics``.
+    """
+
+    task: str
+    source: SamplesFile
+    root: Path
+    docs: list[DocSample]
+    settings: TaskSettings
+    metrics: dict[str, Any] = field(default_factory=dict)
+    higher_is_better: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def records(self) -> list[list[ProbeRecord]]:
+        """Per doc, its probe records (one per repeat)."""
+        return [d.records for d in self.docs]
+
+    @property
+    def first(self) -> ProbeRecord:
+        """The first record (benchmark and perturbation of the task)."""
+        return self.docs[0].records[0]
+
+
+def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
+    """Compute the task's per-doc metrics and their aggregates from its records, in place
+    (each logged line gets the new records and per-doc values, as lm-eval logs them).
+
+    Args:
+        task: the task.
+        judged: whether its records carry verdicts.
+        bootstrap_iters: lm-eval's bootstrap iterations for the standard errors.
+    """
+    first = task.first
+    bench = BENCHMARKS[first.benchmark]
+    specs = task_metrics(bench, first.perturbation, task.settings, judged)
+    per_doc = per_doc_values(task.docs, specs)
+    for doc, values in zip(task.docs, per_doc, strict=True):
+        texts = [r.to_json() for r in doc.records]
+        doc.line.update(values)
+        doc.line["metrics"] = [s.name for s in specs]
+        doc.line[output.SAMPLE_RESPS] = [texts]
+        doc.line["resps"] = [texts]
+    task.metrics.clear()
+    for spec in specs:
+        task.higher_is_better[spec.name] = spec.higher_is_better
+        column = [d[spec.name] for d in per_doc]
+        task.metrics[output.metric_key(spec.name)] = spec.aggregation(column)
+        task.metrics[output.stderr_key(spec.name)] = compat.stderr(spec.aggregation, column, bootstrap_iters)
+
+
+def _task_meta(results_path: Path, task: str) -> dict[str, Any] | None:
+    """The task's dumped ``metadata`` in the results file of the same run, or None without one."""
+    if not results_path.is_file():
+        return None
+    results = read_json(results_path)
+    config = ((results.get("configs") or {}) if isinstance(results, dict) else {}).get(task)
+    return dict(config.get("metadata") or {}) if isinstance(config, dict) else None
+
+
+def load_scored(paths: Sequence[str | Path]) -> list[ScoredTask]:
+    """Every uta task's logged samples under ``paths``, with the settings it ran with.
+
+    Args:
+        paths: lm-eval ``--output_path`` folders (or samples files) written with ``--log_samples``.
+    """
+    tasks: dict[Path, ScoredTask] = {}
+    for raw in paths:
+        root = Path(raw).expanduser().resolve()
+        for found in find_samples([root]):
+            if found.path in tasks:
+                continue
+            docs = read_samples(found.path)
+            if not docs:
+                raise ValueError(f"{found.path} holds no logged sample: nothing to re-judge")
+            meta = _task_meta(found.path.parent / f"{output.RESULTS_PREFIX}{found.date}.json", found.task)
+            settings = task_settings(found.task, meta, docs)
+            tasks[found.path] = ScoredTask(found.task, found, root, docs, settings)
+    return list(tasks.values())
+
+
+__all__ = ["ScoredTask", "load_scored", "rescore", "task_settings"]
