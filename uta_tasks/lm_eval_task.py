@@ -221,5 +221,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         if not self._predict_only:
             dumped["metric_list"] = table.metric_list(self._metrics(), readable=True)
         dumped.pop("filter_list", None)
+        if is_wrapped(self.benchmark.name):  # the run reader takes a wrapped task's accuracy metric from here
+            dumped["metadata"] = {**(dumped.get("metadata") or {}), "uta_primary": self.benchmark.primary}
         return dumped
 

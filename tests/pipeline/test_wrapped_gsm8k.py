@@ -62,3 +62,20 @@ def test_wrapped_gsm8k_through_the_evaluator(scripted, tmp_path):
     assert config["metadata"]["uta_benchmark"] == "lm-eval:gsm8k"
     accuracy = results["results"]["uta_wrap_gsm8k"]["exact_match_flexible-extract,none"]
     assert accuracy == pytest.approx(sum(s["exact_match_flexible-extract"] for s in logged) / 4)
+    _the_report_names_it_by_its_source_task(results, accuracy, tmp_path / "run")
+
+
+def _the_report_names_it_by_its_source_task(results: dict, accuracy: float, out) -> None:
+    from lm_eval.loggers import EvaluationTracker
+
+    from uta_tasks.runs.collect import collect
+    from uta_tasks.schema import output
+
+    tracker = EvaluationTracker(output_path=str(out))
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    tracker.save_results_samples(task_name="uta_wrap_gsm8k", samples=samples["uta_wrap_gsm8k"])
+    (row,) = collect([out]).rows
+    assert (row.task, row.benchmark) == ("uta_wrap_gsm8k", "lm-eval:gsm8k")
+    assert row.run.tasks["uta_wrap_gsm8k"].primary == "exact_match_flexible-extract"
+    assert row.metric(output.ACCURACY)["value"] == pytest.approx(accuracy)
