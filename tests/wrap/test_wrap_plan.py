@@ -20,6 +20,7 @@ def test_a_generation_task_wraps_into_a_family():
     text = wrapped["gsm8k/uta_wrap_gsm8k_trunc.yaml"]
     assert 'uta_benchmark: "lm-eval:gsm8k"' in text and 'uta_perturbation: "trunc"' in text
     assert "class: !function uta_tasks.lm_eval_task.UTATask" in text and "unsafe_code" not in text
+    assert "uta_num_fewshot: 0\n" in text and "uta_fewshot_as_multiturn: true\n" in text  # the choice, recorded
 
 
 def test_a_tag_wraps_as_a_group_of_families():
@@ -82,3 +83,21 @@ def test_uta_eval_refuses_before_lm_eval_starts(monkeypatch):
     monkeypatch.setattr(cli.compat, "cli_main", lambda: pytest.fail("lm-eval must not start"))
     with pytest.raises(SystemExit, match="hellaswag: output_type multiple_choice"):
         cli.main()
+
+
+def test_few_shot_examples_come_from_the_tasks_own_sampler():
+    import json
+    from pathlib import Path
+
+    from uta_tasks.wrap.benchmark import benchmark
+
+    data = Path(__file__).resolve().parents[1] / "fixtures" / "data" / "gsm8k_test.jsonl"
+    doc = json.loads(data.read_text().splitlines()[0])
+    meta = {"gsm8k_data_files": str(data), "uta_num_fewshot": 2}
+    turns = benchmark("t", "lm-eval:gsm8k", meta).doc_to_messages(doc)
+    assert [m["role"] for m in turns] == ["user", "assistant", "user", "assistant", "user"]
+    assert turns[-1]["content"] == f"Question: {doc['question']}\nAnswer:"
+    assert doc["question"] not in turns[0]["content"] + turns[2]["content"]  # the doc itself is left out
+    assert "#### " in turns[1]["content"]  # an example's answer is its target
+    (one,) = benchmark("t", "lm-eval:gsm8k", {**meta, "uta_fewshot_as_multiturn": False}).doc_to_messages(doc)
+    assert one["role"] == "user" and one["content"].count("Question: ") == 3

@@ -78,6 +78,12 @@ class WrapSettings:
     data_files: str | tuple[str, ...] | None = None
     hub_timeout: float = 10.0
 
+    def recorded(self) -> dict[str, Any]:
+        """The prompt settings as metadata keys, written into every wrapped task's YAML so the
+        results file records the choice (``--metadata`` still overrides them)."""
+        return {"uta_num_fewshot": self.num_fewshot, "uta_fewshot_as_multiturn": self.fewshot_as_multiturn,
+                "uta_fewshot_seed": self.fewshot_seed}
+
     @classmethod
     def from_metadata(cls, task: str, source: str, meta: dict[str, Any]) -> WrapSettings:
         """Validate a wrapped task's metadata.

@@ -20,6 +20,7 @@ from uta_tasks.tasks.generate import TASKS_DIR
 from .benchmark import load
 from .check import WrapPlan
 from .names import benchmark_name, family_group, group_name, task_name
+from .settings import WrapSettings
 
 HEADER = "# Written by `python -m uta_tasks wrap`: lm-eval's {source} as a user-turn probe.\n"
 LOADER = f"{load.__module__}.{load.__qualname__}"
@@ -46,7 +47,7 @@ def task_yaml(source: str, perturbation: str, settings: dict[str, Any], unsafe: 
     entry = source_tasks.lookup(source)
     version = ((entry.config.get("metadata") or {}) if entry else {}).get("version")
     meta = {"version": 1, "uta_benchmark": benchmark_name(source), "uta_perturbation": perturbation,
-            "uta_source_version": version, **settings}
+            "uta_source_version": version, **WrapSettings().recorded(), **settings}
     lines = [HEADER.format(source=source), _base(), f"task: {task_name(source, perturbation)}\n",
              f"custom_dataset: !function {LOADER}\n"]
     if unsafe:
