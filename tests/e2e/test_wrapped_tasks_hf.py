@@ -37,6 +37,7 @@ def test_wrapped_mgsm_and_bbh_run_end_to_end(lm, tmp_path):
         assert r["messages"][0] == {"role": "system", "content": "Infer the date from context.\n\n"}
         assert r["q"].startswith("Q: ") and r["q"].endswith("A: Let's think step by step.")
         assert r["truncation"] is not None
-    for task in tasks:
+    for task in tasks:  # every doc scored by the task's own filters, one value per (metric, filter)
         for sample in results["samples"][task]:
-            print(task, {k: v for k, v in sample.items() if k.startswith("exact_match")})
+            assert {k for k in sample if k.startswith("exact_match")} == {
+                m.split(",")[0] for m in results["results"][task] if m.startswith("exact_match") and "stderr" not in m}
