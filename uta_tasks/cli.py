@@ -23,6 +23,20 @@ def install() -> None:
         compat.add_include_path(TASKS_DIR)
 
 
+def expand_wrapped_tasks() -> None:
+    """``--tasks uta:NAME``: wrap lm-eval's NAME as a probe family (:mod:`uta_tasks.wrap.command`),
+    or exit with the reason it cannot be wrapped, before any model loads."""
+    from uta_tasks.wrap import WrapError
+    from uta_tasks.wrap.command import expand_argv
+
+    try:
+        sys.argv[1:], folder = expand_argv(sys.argv[1:])
+    except WrapError as exc:
+        raise SystemExit(f"uta-eval: {exc}") from None
+    if folder is not None:
+        compat.add_include_path(folder)
+
+
 def main() -> None:
     """Entry point of ``uta-eval`` (``--plan``: print the run's plan instead, :mod:`uta_tasks.apps.plan`)."""
     if "--plan" in sys.argv[1:]:
@@ -30,6 +44,7 @@ def main() -> None:
 
         raise SystemExit(plan(sys.argv[1:]))
     install()
+    expand_wrapped_tasks()
     compat.explain_chat_template_warning(compat.tasks_from_argv(sys.argv[1:]))
     compat.cli_main()
 

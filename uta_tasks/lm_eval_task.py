@@ -22,6 +22,7 @@ from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.datasets import BENCHMARKS
+from uta_tasks.datasets.conversations import PROBE_TURN_KEY
 from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
@@ -29,6 +30,9 @@ from uta_tasks.probe import hook, task_settings
 from uta_tasks.probe.perturb import PERTURBATIONS
 from uta_tasks.probe.task_settings import TaskSettings
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
+from uta_tasks.wrap import is_wrapped
+from uta_tasks.wrap.benchmark import benchmark as wrap_benchmark
+from uta_tasks.wrap.settings import KEYS as WRAP_KEYS
 
 
 class UTATaskError(ValueError):
@@ -36,7 +40,8 @@ class UTATaskError(ValueError):
 
 
 # Metadata keys of the uta tasks besides judge_* (lm-eval adds its own, e.g. model args).
-_TASK_KEYS = (*task_settings.KEYS, "uta_benchmark", "uta_perturbation", "data_hub_timeout")
+_TASK_KEYS = (*task_settings.KEYS, "uta_benchmark", "uta_perturbation", "data_hub_timeout", PROBE_TURN_KEY,
+              "uta_source_version")
 
 
 def _judge_metadata(meta: dict) -> dict | None:
@@ -57,6 +62,7 @@ def _check_keys(task: str, meta: dict) -> None:
     from uta_tasks.judge import suggest_key
 
     known = [*_TASK_KEYS, *(f"{b}_{s}" for b in BENCHMARKS for s in ("data_files", "dataset_path", "unverifiable"))]
+    known += [*WRAP_KEYS, *(k for k in meta if k.endswith("_data_files") and is_wrapped(meta.get("uta_benchmark")))]
     for key in meta:
         if key in known or key.startswith("judge"):
             continue
@@ -77,12 +83,12 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         meta = config.get("metadata") or {}
         name = config.get("task", "?")
         bench = meta.get("uta_benchmark")
-        if bench not in BENCHMARKS:
+        if bench not in BENCHMARKS and not is_wrapped(bench):
             raise UTATaskError(f"{name}: metadata uta_benchmark={bench!r} is not one of {sorted(BENCHMARKS)}")
         perturbation = meta.get("uta_perturbation", "none")
         if perturbation not in PERTURBATIONS:
             raise UTATaskError(f"{name}: metadata uta_perturbation={perturbation!r} is not one of {PERTURBATIONS}")
-        self.benchmark = BENCHMARKS[bench]
+        self.benchmark = BENCHMARKS[bench] if bench in BENCHMARKS else wrap_benchmark(name, str(bench), meta)
         self.perturbation = perturbation
         self._system_instruction: str | None = None
         self._predict_only = False
@@ -212,5 +218,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         if not self._predict_only:
             dumped["metric_list"] = table.metric_list(self._metrics(), readable=True)
         dumped.pop("filter_list", None)
+        if is_wrapped(self.benchmark.name):  # the run reader takes a wrapped task's accuracy metric from here
+            dumped["metadata"] = {**(dumped.get("metadata") or {}), "uta_primary": self.benchmark.primary}
         return dumped
 

@@ -278,16 +278,20 @@ def reads_task_entry_points() -> bool:
 def add_include_path(path: Path) -> None:
     """Make every ``TaskManager`` of this process also index ``path`` (for ``uta-eval``).
 
-    Wraps ``TaskManager.__init__``'s ``include_path``; idempotent; a path already given is
-    not added twice.
+    Wraps ``TaskManager.__init__``'s ``include_path`` once; each call adds one more folder
+    (idempotent per folder); a path already given is not added twice.
 
     Args:
         path: a task folder.
     """
     cls = task_manager_class()
     original = cls.__dict__["__init__"]
-    if getattr(original, "_uta_wrapped", False):
+    added = getattr(original, "_uta_paths", None)
+    if added is not None:
+        if path not in added:
+            added.append(path)
         return
+    added = [path]
 
     signature = inspect.signature(original)
 
@@ -296,12 +300,13 @@ def add_include_path(path: Path) -> None:
         bound = signature.bind(self, *args, **kwargs)
         given = bound.arguments.get("include_path")
         paths = [] if given is None else (list(given) if isinstance(given, (list, tuple)) else [given])
-        if not any(Path(p).resolve() == path.resolve() for p in paths):
-            paths.append(path)
+        for extra in added:
+            if not any(Path(p).resolve() == extra.resolve() for p in paths):
+                paths.append(extra)
         bound.arguments["include_path"] = paths
         original(*bound.args, **bound.kwargs)
 
-    __init__._uta_wrapped = True  # type: ignore[attr-defined]
+    __init__._uta_paths = added  # type: ignore[attr-defined]
     setattr(cls, "__init__", __init__)  # noqa: B010 (replacing a method on purpose)
 
 

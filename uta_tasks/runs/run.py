@@ -68,9 +68,9 @@ class TaskRun:
 
     @property
     def primary(self) -> str | None:
-        """The benchmark's primary accuracy metric."""
+        """The benchmark's primary accuracy metric (a wrapped lm-eval task's is in its config)."""
         bench = BENCHMARKS.get(self.benchmark) if self.benchmark else None
-        return None if bench is None else bench.primary
+        return (self.config.get("metadata") or {}).get("uta_primary") if bench is None else bench.primary
 
     @property
     def is_uta(self) -> bool:

@@ -3,7 +3,8 @@
 * ``headline``: genuine follow-up rate per benchmark and model, with Wilson intervals;
 * ``labels``: label distribution per model as stacked bars (the paper's Table 6 as a chart);
 * ``perturbations``: base vs perturbed rate per benchmark and perturbation;
-* ``temperature``: rate against temperature (the paper's Figs. 1 right and 4), when several are given.
+* ``temperature``: rate against temperature (the paper's Figs. 1 right and 4), when several are given;
+* ``turns``: rate against the user turn of held-out conversations (:mod:`.turns`), when several are probed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from uta_tasks.apps.report.svg import Point, Series, bar_chart, line_chart, stacked_bar_chart, svg_document
 from uta_tasks.apps.report.tables import temp_text
+from uta_tasks.apps.report.turns import turns_figure
 from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import label_shares
@@ -131,6 +133,7 @@ def draw_figures(data: ReportData, out_dir: Path) -> list[FigureFile]:
         ("labels", "Label distribution per model", _labels),
         ("perturbations", "Perturbation effects", _perturbations),
         ("temperature", "Temperature", _temperature),
+        ("turns", "Genuine follow-up rate by user turn", turns_figure),
     ):
         if not data.rows:
             break

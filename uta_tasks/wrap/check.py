@@ -1,0 +1,104 @@
+"""Which lm-eval tasks can be wrapped, decided from lm-eval's index before any model loads.
+
+Only the task's YAML is read (``!function`` left unresolved): deciding runs no task code.
+A refusal is a :class:`~uta_tasks.wrap.settings.WrapError` naming the task and the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from uta_tasks.lm_eval_compat import source_tasks
+
+from .settings import WrapError
+
+#: why a task of another output type has no answer for the probe to follow
+_OUTPUT_TYPES = {
+    "loglikelihood": "it scores the log-likelihood of a fixed continuation; the model writes no answer of its own",
+    "loglikelihood_rolling": "it scores the perplexity of a given text; the model writes no answer of its own",
+    "multiple_choice": "it compares the log-likelihoods of the choices; the model writes no answer of its own",
+}
+
+
+@dataclass(frozen=True)
+class WrapPlan:
+    """What a list of names wraps into.
+
+    Attributes:
+        tasks: source tasks, each becoming a family (in first-seen order, no repeats).
+        groups: source group or tag -> its member source tasks.
+        unsafe: the source tasks that score by running the model's code.
+    """
+
+    tasks: tuple[str, ...]
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    unsafe: tuple[str, ...] = ()
+
+
+def refusal(name: str, config: dict) -> str | None:
+    """Why a task's config cannot be wrapped, or None when it can.
+
+    Args:
+        name: the task.
+        config: its YAML config (includes resolved).
+    """
+    output_type = config.get("output_type", "generate_until")
+    if output_type != "generate_until":
+        reason = _OUTPUT_TYPES.get(output_type, "the probe follows free-form answers only")
+        return f"output_type {output_type}: {reason}"
+    if config.get("doc_to_image") or config.get("doc_to_audio"):
+        return "its prompt is not text only (doc_to_image / doc_to_audio)"
+    if not config.get("doc_to_text"):
+        return "it has no text prompt (no doc_to_text)"
+    if config.get("gen_prefix") or (config.get("fewshot_config") or {}).get("gen_prefix"):
+        return ("it pre-fills the start of the assistant's answer (gen_prefix); the probe lets the model "
+                "write its whole answer")
+    return None
+
+
+def plan(names: list[str], include_path: tuple[str, ...] = ()) -> WrapPlan:
+    """Resolve task, group and tag names into the tasks to wrap; refuse what cannot be wrapped.
+
+    Args:
+        names: lm-eval task, group or tag names.
+        include_path: extra lm-eval task folders.
+
+    Raises:
+        WrapError: an unknown name, or a task that cannot be wrapped (all of them named).
+    """
+    tasks: list[str] = []
+    groups: dict[str, tuple[str, ...]] = {}
+    unsafe: list[str] = []
+    problems: list[str] = []
+
+    def leaves(name: str, seen: tuple[str, ...]) -> list[str]:
+        entry = source_tasks.lookup(name, include_path)
+        if entry is None:
+            problems.append(f"{name}: not a task, group or tag of the installed lm-eval (see `lm_eval ls tasks`)")
+            return []
+        if entry.kind in ("group", "tag"):
+            if name in seen:
+                return []
+            found = [leaf for member in entry.members for leaf in leaves(member, (*seen, name))]
+            if not seen:
+                groups[name] = tuple(dict.fromkeys(found))
+            return found
+        if entry.kind != "task":
+            problems.append(f"{name}: a Python-defined task (class:); its prompt and output type are only known "
+                            "by running it, so it is not wrapped")
+            return []
+        reason = refusal(name, entry.config)
+        if reason:
+            problems.append(f"{name}: {reason}")
+            return []
+        if entry.config.get("unsafe_code"):
+            unsafe.append(name)
+        return [name]
+
+    for name in names:
+        for leaf in leaves(name, ()):
+            if leaf not in tasks:
+                tasks.append(leaf)
+    if problems:
+        raise WrapError("cannot wrap:\n  " + "\n  ".join(problems))
+    return WrapPlan(tuple(tasks), groups, tuple(dict.fromkeys(unsafe)))
