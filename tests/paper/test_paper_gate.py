@@ -137,8 +137,10 @@ def test_user_samples_other_than_one_is_not_the_papers_measurement(tmp_path):
     path.write_text(json.dumps(results))
     for sample in path.parent.glob("samples_*.jsonl"):  # the records say 1 user turn; the samples win
         sample.unlink()
-    reasons = {c.reason for c in _per_model(run_paper_gate([tmp_path / "run"]))}
-    assert reasons == {"user_samples 4, the paper's 1"}
+    checks = _per_model(run_paper_gate([tmp_path / "run"]))
+    assert {c.reason for c in checks if c.cell.metric != "accuracy"} == {"user_samples 4, the paper's 1"}
+    # the answer does not depend on how many user turns follow it: the accuracy cell is still checked
+    assert {c.verdict for c in checks if c.cell.metric == "accuracy"} == {INSIDE}
 
 
 def test_summary_and_paper_check_read_pass2_context_the_same_way(tmp_path):

@@ -33,7 +33,7 @@ def test_rejudge_reproduces_the_live_metrics_with_zero_calls(scripted, judge_ser
     from uta_tasks.apps.rejudge import rejudge, write
 
     scripted.script = thanks_after_full_answers
-    meta = {**_meta(judge_server, tmp_path), "ifbench_unverifiable": "drop", "user_max_gen_toks": 16}
+    meta = {**_meta(judge_server, tmp_path), "ifbench_unverifiable": "drop", "user_max_gen_toks": 16, "metrics": "full"}
     live = evaluate(scripted, TASKS, limit=3, metadata=meta, bootstrap_iters=0)
     live_results = {t: dict(live["results"][t]) for t in TASKS}
     _save(live, tmp_path / "run")
@@ -102,7 +102,7 @@ def test_predict_only_run_is_judged_later(scripted, judge_server, tmp_path):
     from uta_tasks.apps.rejudge.cli import main
 
     scripted.script = thanks_after_full_answers
-    meta = {**_meta(judge_server, tmp_path), "ifbench_unverifiable": "drop", "user_max_gen_toks": 16}
+    meta = {**_meta(judge_server, tmp_path), "ifbench_unverifiable": "drop", "user_max_gen_toks": 16, "metrics": "full"}
     live = evaluate(scripted, ["uta_ifbench_trunc"], limit=2, metadata=meta, predict_only=True)
     _save(live, tmp_path / "run")
     assert _item_calls(judge_server) == []

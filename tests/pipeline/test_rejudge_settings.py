@@ -14,7 +14,7 @@ from test_rejudge import _save
 
 TASKS = ["uta_gsm8k", "uta_gsm8k_trunc", "uta_gsm8k_question", "uta_conversations"]
 GEN = {"max_gen_toks": 256, "temperature": 0.7, "do_sample": True}
-SETTINGS = {"user_samples": 3, "pass_at_k": "1,3", "overlong": "drop", "user_max_gen_toks": 16,
+SETTINGS = {"user_samples": 3, "pass_at_k": "1,3", "overlong": "drop", "user_max_gen_toks": 16, "metrics": "full",
             "gsm8k_data_files": str(DATA / "gsm8k_test.jsonl"),
             "conversations_data_files": str(DATA / "conversations_sample.jsonl")}
 

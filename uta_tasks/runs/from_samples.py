@@ -10,17 +10,21 @@ gets every metric a full run reports.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from uta_tasks.datasets import BENCHMARKS
+from uta_tasks.datasets.base import Benchmark
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.metrics.table import PASS_AT_PREFIX, MetricSpec
 from uta_tasks.probe.task_settings import KEYS, TaskSettings
 from uta_tasks.runs.samples import DocSample
+from uta_tasks.wrap import is_wrapped
+from uta_tasks.wrap.benchmark import benchmark as wrapped_benchmark
 
 log = logging.getLogger(__name__)
 _PASS_AT = re.compile(rf"^{PASS_AT_PREFIX}(\d+)$")
@@ -67,18 +71,33 @@ def full_specs(name: str, meta: Mapping[str, Any] | None, docs: list[DocSample])
         docs: its logged samples (at least one).
     """
     first = docs[0].records[0]
-    bench = BENCHMARKS[first.benchmark]
-    return task_metrics(bench, first.perturbation, task_settings(name, meta, docs), judged(docs))
+    settings = dataclasses.replace(task_settings(name, meta, docs), metrics="full")
+    return task_metrics(benchmark_of(name, meta, docs), first.perturbation, settings, judged(docs))
 
 
-def per_doc_values(docs: list[DocSample], specs: list[MetricSpec]) -> list[dict[str, Any]]:
+def benchmark_of(name: str, meta: Mapping[str, Any] | None, docs: list[DocSample]) -> Benchmark:
+    """The benchmark whose scorer made a task's records: a packaged one, or the lm-eval task
+    a wrapped task was made from (built again from its dumped metadata).
+
+    Args:
+        name: task name.
+        meta: its dumped metadata, or None.
+        docs: its logged samples (at least one).
+    """
+    bench = docs[0].records[0].benchmark
+    if bench in BENCHMARKS or not is_wrapped(bench):
+        return BENCHMARKS[bench]
+    return wrapped_benchmark(name, bench, dict(meta or {}))
+
+
+def per_doc_values(docs: list[DocSample], specs: list[MetricSpec], bench: Benchmark) -> list[dict[str, Any]]:
     """Each doc's value of every metric of ``specs``, from its records.
 
     Args:
         docs: the logged samples.
         specs: the metrics.
+        bench: the benchmark that scores them (:func:`benchmark_of`).
     """
-    bench = BENCHMARKS[docs[0].records[0].benchmark]
     return [doc_metrics(d.line.get("doc") or {}, d.records, specs, bench.score, bench.primary) for d in docs]
 
 
@@ -94,13 +113,14 @@ def missing_values(name: str, meta: Mapping[str, Any] | None, docs: list[DocSamp
     """
     if not docs or not docs[0].records:
         return {}
-    full = full_specs(name, meta, docs)
-    specs = [s for s in full if s.name not in present]
-    if not specs:
-        return {}
     try:
-        values = per_doc_values(docs, full)  # the whole set: some per-doc values depend on others
-    except (ImportError, LookupError, TypeError, ValueError) as exc:  # e.g. a scorer's package is missing here
-        log.warning("%s: could not compute %s from the samples (%s)", name, ", ".join(s.name for s in specs), exc)
+        full = full_specs(name, meta, docs)
+        specs = [s for s in full if s.name not in present]
+        if not specs:
+            return {}
+        # the whole set: some per-doc values depend on others
+        values = per_doc_values(docs, full, benchmark_of(name, meta, docs))
+    except (ImportError, LookupError, TypeError, ValueError, RuntimeError) as exc:  # e.g. a scorer's package is missing
+        log.warning("%s: could not compute the metrics its results file lacks from the samples (%s)", name, exc)
         return {}
     return {s.name: float(s.aggregation([v[s.name] for v in values])) for s in specs}

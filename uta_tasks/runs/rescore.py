@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
-from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.probe.task_settings import TaskSettings
-from uta_tasks.runs.from_samples import per_doc_values, task_settings
+from uta_tasks.runs.from_samples import benchmark_of, per_doc_values, task_settings
 from uta_tasks.runs.jsonio import read_json
 from uta_tasks.runs.sample_files import SamplesFile, find_samples
 from uta_tasks.runs.samples import DocSample, read_samples
@@ -35,6 +34,7 @@ class ScoredTask:
         root: the folder (or file) given on the command line that holds ``source``.
         docs: the logged samples; their ``line`` is rewritten by :func:`rescore`.
         settings: the task's probe settings (:func:`uta_tasks.runs.from_samples.task_settings`).
+        meta: its dumped ``metadata`` from the results file of the same run, or None.
         metrics: aggregated ``"<metric>,none"`` values and ``_stderr`` entries.
         higher_is_better: lm-eval's flag for every metric in ``metrics``.
     """
@@ -44,6 +44,7 @@ class ScoredTask:
     root: Path
     docs: list[DocSample]
     settings: TaskSettings
+    meta: dict[str, Any] | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
     higher_is_better: dict[str, bool] = field(default_factory=dict)
 
@@ -68,9 +69,9 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
         bootstrap_iters: lm-eval's bootstrap iterations for the standard errors.
     """
     first = task.first
-    bench = BENCHMARKS[first.benchmark]
+    bench = benchmark_of(task.task, task.meta, task.docs)
     specs = task_metrics(bench, first.perturbation, task.settings, judged)
-    per_doc = per_doc_values(task.docs, specs)
+    per_doc = per_doc_values(task.docs, specs, bench)
     for doc, values in zip(task.docs, per_doc, strict=True):
         texts = [r.to_json() for r in doc.records]
         doc.line.update(values)
@@ -111,7 +112,7 @@ def load_scored(paths: Sequence[str | Path]) -> list[ScoredTask]:
                 raise ValueError(f"{found.path} holds no logged sample: nothing to re-judge")
             meta = _task_meta(found.path.parent / f"{output.RESULTS_PREFIX}{found.date}.json", found.task)
             settings = task_settings(found.task, meta, docs)
-            tasks[found.path] = ScoredTask(found.task, found, root, docs, settings)
+            tasks[found.path] = ScoredTask(found.task, found, root, docs, settings, meta)
     return list(tasks.values())
 
 
