@@ -19,6 +19,7 @@ from uta_tasks.probe.budget import OVERLONG_CHOICES
 from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, TRUNCATE_SCOPES, question_pools
 from uta_tasks.probe.role_switch import ROLE_SWITCHES
 from uta_tasks.probe.trace import PASS2_CONTEXTS
+from uta_tasks.schema.data import NLTK_DOWNLOADS
 from uta_tasks.schema.probe import DEFAULT_USER_MAX_GEN_TOKS
 
 
@@ -80,6 +81,11 @@ SPECS: tuple[TaskSettingSpec, ...] = (
                     "a prompt that does not fit the model's maximum length: `error` stops the run before that "
                     "pass generates; `drop` drops the doc, counts it in `overlong` and leaves it out of every "
                     "other metric", lambda: OVERLONG_CHOICES),
+    TaskSettingSpec("nltk_download", "choice", NLTK_DOWNLOADS[0],
+                    "IFEval and IFBench: `auto` downloads the NLTK data their checks need and lack into NLTK's "
+                    "folder before generating (as lm-eval's `ifeval` does), unless `HF_HUB_OFFLINE=1`; `off` never "
+                    "downloads. Data still missing follows `ifeval_unverifiable` / `ifbench_unverifiable`",
+                    lambda: NLTK_DOWNLOADS),
 )
 KEYS = tuple(spec.key for spec in SPECS)
 _DEFAULT = {spec.key: spec.default for spec in SPECS}
@@ -98,6 +104,7 @@ class TaskSettings:
     question_seed: int = _DEFAULT["question_seed"]
     question_pool: str = _DEFAULT["question_pool"]
     overlong: str = _DEFAULT["overlong"]
+    nltk_download: str = _DEFAULT["nltk_download"]
 
     @classmethod
     def from_metadata(cls, task: str, meta: Mapping[str, Any]) -> TaskSettings:
