@@ -267,6 +267,12 @@ def download_missing(resources: set[str], benchmark: str) -> str | None:
         target = _download_dir(downloader)
     except (OSError, ValueError) as exc:
         return f"no folder to download into ({exc})"
+    try:
+        downloader.index()  # read once: unreachable (offline), it fails here and not once per package
+    except Exception as exc:  # any failure of the third-party downloader means "not downloaded"
+        reason = f"NLTK's index {downloader.url} cannot be read ({type(exc).__name__}: {exc})"
+        log.warning("%s: %s", benchmark, reason)
+        return reason
     failures = []
     for name in sorted(resources):
         log.info("%s: NLTK data %r is missing; downloading it into %s", benchmark, name, target)
