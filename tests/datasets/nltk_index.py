@@ -44,6 +44,7 @@ def write_index(server: Path, packages: dict[str, str]) -> Path:
         attributes = {
             "id": package, "name": package, "subdir": subdir, "unzip": "1", "url": archive.as_uri(),
             "size": str(len(data)), "unzipped_size": str(unzipped), "checksum": hashlib.md5(data).hexdigest(),
+            "sha256_checksum": hashlib.sha256(data).hexdigest(),
         }
         entries.append("<package " + " ".join(f"{k}={quoteattr(v)}" for k, v in attributes.items()) + " />")
     index = server / "index.xml"

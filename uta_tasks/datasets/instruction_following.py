@@ -82,11 +82,11 @@ def drop_unverifiable(
         raise BenchmarkDataError(
             f"{benchmark}: the data uses instructions the verifier does not know: {sorted(unknown)}."
         )
+    refusal = download_refusal(metadata)
     missing = missing_resources(registry, used)
     if not missing:
         return dataset
-    absent = set().union(*missing.values())
-    why_not = download_refusal(metadata) or download_missing(absent, benchmark)
+    why_not = refusal or download_missing(set().union(*missing.values()), benchmark)
     missing = missing_resources(registry, used)
     if not missing:
         return dataset
