@@ -56,8 +56,8 @@ def write_index(server: Path, packages: dict[str, str]) -> Path:
     return index
 
 
-@pytest.fixture
-def nltk_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(name="nltk_home")
+def nltk_home_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An online machine with no NLTK data: NLTK's only data folder is empty, the bundled
     copy is hidden, HF_HUB_OFFLINE is unset, and NLTK_DOWNLOAD_URL names a local index
     (inside the data folder, where NLTK allows file:// reads) of punkt_tab and stopwords."""

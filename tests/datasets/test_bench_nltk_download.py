@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from nltk_index import nltk_home as nltk_home_fixture  # noqa: F401  (registers the nltk_home fixture)
+from nltk_index import nltk_home_fixture  # noqa: F401  (the nltk_home fixture)
 
 from uta_tasks.datasets import BENCHMARKS, BenchmarkDataError, BenchmarkScorerError, nltk_data
 from uta_tasks.datasets.ifbench import packaged_file

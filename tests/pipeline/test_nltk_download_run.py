@@ -11,7 +11,7 @@ from pipeline_run import DATA, evaluate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "datasets"))
 
-from nltk_index import nltk_home as nltk_home_fixture  # noqa: E402, F401  (registers the nltk_home fixture)
+from nltk_index import nltk_home_fixture  # noqa: E402, F401  (the nltk_home fixture)
 
 META = {"judge": "none", "user_max_gen_toks": 16, "ifeval_data_files": str(DATA / "ifeval_sample.jsonl")}
 
