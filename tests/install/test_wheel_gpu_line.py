@@ -10,6 +10,7 @@ for the CUDA torch vLLM would bring.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -63,9 +64,12 @@ def test_documented_gpu_line_installs_every_scorer(wheel_venv: WheelVenv, tmp_pa
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, timeout=300)
     python = root / "bin" / "python"
     requirement = f"{wheel_venv.wheel}[{','.join(kept)}]"
+    # From a neutral folder and without PYTHONPATH: the repository's uta_tasks.egg-info would
+    # otherwise tell pip that uta-tasks is already installed.
+    clean_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "--no-input", requirement, *(CPU_STAND_IN[e] for e in extras if e in CPU_STAND_IN)],
-        capture_output=True, text=True, timeout=1800,
+        cwd=tmp_path, env=clean_env, capture_output=True, text=True, timeout=1800,
     )
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
 
@@ -85,6 +89,6 @@ def test_documented_gpu_line_installs_every_scorer(wheel_venv: WheelVenv, tmp_pa
     for name in ("ifeval", "ifbench"):
         assert scored[name] == sorted(BENCHMARKS[name].aggregations), (name, scored[name])
     assert scored["gsm8k"] and scored["gpqa_main"] and scored["gpqa_diamond"], scored
-    show = subprocess.run([str(python), "-m", "pip", "show", "nvidia-ifbench", "uta-tasks"], capture_output=True,
-                          text=True, timeout=120, check=True).stdout
+    show = subprocess.run([str(python), "-m", "pip", "show", "nvidia-ifbench", "uta-tasks"], cwd=tmp_path, env=clean_env,
+                          capture_output=True, text=True, timeout=120, check=True).stdout
     assert "Name: nvidia-ifbench" in show and str(root) in show
