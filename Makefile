@@ -42,11 +42,13 @@ help:
 	@echo "make docs          build the manual (docs/) with mkdocs --strict into site/"
 	@echo "make generate      rewrite the task YAML files from uta_tasks/tasks/generate.py"
 	@echo "make test-install  build the wheel and test it in a fresh venv"
-	@echo "make setup         create/update $(VENV), build llama-server, prepare the model"
+	@echo "make setup         create/update $(VENV) with the test tools, build llama-server, prepare the model"
 	@echo "make wheel         build dist/uta_tasks-*.whl"
 
+# The quickstart installs only what the main job runs ('packages'); make test adds the
+# test, lint and docs tools ('test', its own stamp).
 setup:
-	$(SETUP) packages llama model
+	$(SETUP) packages test llama model
 
 # The three environments side by side: pip's downloads and installs overlap each other and
 # the llama-server build.
@@ -107,6 +109,7 @@ generate: setup-fast
 	$(FAST_VENV)/bin/python -m uta_tasks.tasks.generate
 
 test-install: setup-packages
+	$(SETUP) test
 	$(VPY) -m pytest tests/install $(PYTEST_ARGS)
 
 # With OPENAI_API_KEY set the judge is the OpenAI API: llama-server is not needed.

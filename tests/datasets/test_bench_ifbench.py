@@ -11,7 +11,7 @@ from bench_parity import assert_ifbench_parity
 
 from uta_tasks.datasets import BENCHMARKS, BenchmarkScorerError
 from uta_tasks.datasets.ifbench import packaged_file
-from uta_tasks.datasets.nltk_offline import is_available, missing_resources, offline_nltk
+from uta_tasks.datasets.nltk_data import is_available, missing_resources, offline_nltk
 from uta_tasks.datasets.verifiers import ifbench_evaluation_lib, ifbench_registry
 
 BENCH = BENCHMARKS["ifbench"]

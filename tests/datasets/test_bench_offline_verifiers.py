@@ -10,8 +10,8 @@ from pathlib import Path
 import nltk
 import pytest
 
-from uta_tasks.datasets import nltk_offline
-from uta_tasks.datasets.nltk_offline import RESOURCE_PATHS, bundle_dir, offline_nltk, required_resources
+from uta_tasks.datasets import nltk_data
+from uta_tasks.datasets.nltk_data import RESOURCE_PATHS, bundle_dir, offline_nltk, required_resources
 from uta_tasks.datasets.verifiers import ifbench_evaluation_lib, ifbench_registry, ifeval_registry
 
 
@@ -42,10 +42,10 @@ def test_nltk_download_is_offline_only_inside_the_context():
 
 @pytest.mark.skipif(bundle_dir() is None, reason="llama-index-core is not installed")
 def test_bundled_data_is_found_after_nltk_own_paths():
-    nltk_offline.add_data_path()
+    nltk_data.add_data_path()
     assert nltk.data.path[-1] == str(bundle_dir()) or str(bundle_dir()) in nltk.data.path
-    assert nltk_offline.is_available("punkt_tab") and nltk_offline.is_available("stopwords")
-    assert nltk_offline.is_available("punkt")  # served from punkt_tab by NLTK >= 3.9
+    assert nltk_data.is_available("punkt_tab") and nltk_data.is_available("stopwords")
+    assert nltk_data.is_available("punkt")  # served from punkt_tab by NLTK >= 3.9
     assert len(nltk.corpus.stopwords.words("english")) > 100
 
 

