@@ -256,7 +256,9 @@ def _scenario(workdir: Path, server: FaultServer, log_text: io.StringIO) -> Figu
 
     items = _items()
     config = server.config
-    config.retry_after, config.hang_seconds = "1", 1.0
+    # a hang answers only after the run: a reply sent 1 s later reached a client starved of
+    # the CPU on a loaded machine before its 0.5 s timeout fired, and the item was judged
+    config.retry_after, config.hang_seconds = "1", 60.0
     config.faults = {items[i].user_turn: fault for i, fault in PLAN.items()}
     config.sequences = {items[i].user_turn: steps for i, steps in SEQUENCES.items()}
     lock = _CacheLock(cache_path, LOCK_AT_REQUEST)
