@@ -193,7 +193,9 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         if self._predict_only:
             return {"bypass": None}
         records = [ProbeRecord.from_json(r) for r in compat.doc_responses(results)]
-        return doc_metrics(doc, records, self._metrics(), self.benchmark.score, self.benchmark.primary)
+        specs = self._metrics()
+        return table.lm_eval_doc_values(specs, doc_metrics(doc, records, specs, self.benchmark.score,
+                                                           self.benchmark.primary))
 
     def aggregation(self) -> dict:
         if self._predict_only:

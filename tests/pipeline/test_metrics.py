@@ -42,11 +42,14 @@ def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_
         assert r.verdict is not None and r.verdict_ref is not None
         assert r.verdict.genuine is True and r.verdict_ref.genuine is False
         assert any("Why did you stop there?" in m["content"] for m in r.verdict.prompt)
-    # the dumped metric_list names exactly the metrics reported
+    # the dumped metric_list names every metric reported; a rate that no doc has (here the
+    # rates conditioned on a complete or correct answer: the scripted answers are neither)
+    # is listed, and absent from lm-eval's results (no value reached it)
     for task in tasks:
         listed = {m["metric"] for m in results["configs"][task]["metric_list"]}
         reported = {k.split(",")[0] for k in results["results"][task] if "_stderr" not in k and "," in k}
-        assert listed == reported, task
+        assert listed - reported == {"genuine_followup_complete", "genuine_followup_correct"}, task
+        assert reported <= listed, task
 
 
 def test_rerun_with_warm_judge_cache_makes_no_call(scripted, judge_server, tmp_path):

@@ -209,10 +209,15 @@ def metrics_for(shape: TaskShape, accuracy: dict[str, Callable[[list], float]]) 
 
 
 def lm_eval_aggregation(spec: MetricSpec) -> Callable[[list], float]:
-    """The aggregation handed to lm-eval: lm-eval's own ``mean`` or ``nanmean`` where ours is
-    that same computation, so that lm-eval computes the row's standard error (its
+    """The aggregation handed to lm-eval: lm-eval's own ``mean`` for our rates and benchmark
+    means, so that lm-eval computes the row's standard error in closed form (its
     ``stderr_for_metric`` knows only its own functions); counts (``sum``), instruction-level
     and ``overlong: drop`` aggregations stay ours, without one.
+
+    A rate's NaN (a doc with no judged turn) never reaches lm-eval
+    (:func:`lm_eval_doc_values`), so its ``mean`` is our ``nanmean``. lm-eval's own
+    ``nanmean`` would be bootstrapped: 100,000 resamples per row by default, about 80 s of
+    CPU per row at N = 1,319 on a 2-core machine (``perf/bootstrap_cost.py``).
 
     Args:
         spec: the metric.
@@ -220,8 +225,22 @@ def lm_eval_aggregation(spec: MetricSpec) -> Callable[[list], float]:
     from uta_tasks.datasets.base import mean as benchmark_mean
 
     if spec.aggregation is compat.nanmean or spec.aggregation is benchmark_mean:
-        return compat.native_aggregation(spec.aggregation_name)
+        return compat.native_aggregation("mean")
     return spec.aggregation
+
+
+def lm_eval_doc_values(specs: list[MetricSpec], values: dict[str, Any]) -> dict[str, Any]:
+    """One doc's values as lm-eval gets them: a rate that does not exist for the doc (NaN)
+    is left out, so that lm-eval's ``mean`` runs over the docs that have one. A rate no doc
+    has is absent from lm-eval's results; ``uta-summary`` and the readers of
+    :mod:`uta_tasks.runs` compute it from the samples (NaN).
+
+    Args:
+        specs: the task's metrics.
+        values: the doc's values (:func:`uta_tasks.metrics.results.doc_metrics`).
+    """
+    rates = {m.name for m in specs if m.aggregation is compat.nanmean}
+    return {k: v for k, v in values.items() if not (k in rates and isinstance(v, float) and v != v)}
 
 
 def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict[str, Any]]:

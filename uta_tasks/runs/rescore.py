@@ -15,6 +15,7 @@ from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.metrics.shape import task_metrics
+from uta_tasks.metrics.table import lm_eval_aggregation, lm_eval_doc_values
 from uta_tasks.probe.task_settings import TaskSettings
 from uta_tasks.runs.from_samples import benchmark_of, per_doc_values, task_settings
 from uta_tasks.runs.jsonio import read_json
@@ -72,18 +73,24 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
     bench = benchmark_of(task.task, task.meta, task.docs)
     specs = task_metrics(bench, first.perturbation, task.settings, judged)
     per_doc = per_doc_values(task.docs, specs, bench)
+    per_doc = [lm_eval_doc_values(specs, values) for values in per_doc]  # as lm-eval gets them
     for doc, values in zip(task.docs, per_doc, strict=True):
         texts = [r.to_json() for r in doc.records]
+        for name in {s.name for s in specs} - set(values):
+            doc.line.pop(name, None)
         doc.line.update(values)
         doc.line["metrics"] = [s.name for s in specs]
         doc.line[output.SAMPLE_RESPS] = [texts]
         doc.line["resps"] = [texts]
     task.metrics.clear()
     for spec in specs:
+        column = [d[spec.name] for d in per_doc if spec.name in d]
+        if not column:  # a rate no doc has: absent, as in lm-eval's results
+            continue
         task.higher_is_better[spec.name] = spec.higher_is_better
-        column = [d[spec.name] for d in per_doc]
-        task.metrics[output.metric_key(spec.name)] = spec.aggregation(column)
-        task.metrics[output.stderr_key(spec.name)] = compat.stderr(spec.aggregation, column, bootstrap_iters)
+        aggregation = lm_eval_aggregation(spec)
+        task.metrics[output.metric_key(spec.name)] = aggregation(column)
+        task.metrics[output.stderr_key(spec.name)] = compat.stderr(aggregation, column, bootstrap_iters)
 
 
 def _task_meta(results_path: Path, task: str) -> dict[str, Any] | None:
