@@ -18,15 +18,20 @@ Other tasks of the same run (lm-eval's own ``ifeval``, say) never reach this cod
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.probe import budget, judging, reasoning, role_switch, scale_out, turns
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, UserSlot
+
+if TYPE_CHECKING:
+    from uta_tasks.judge import JudgeSettings
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +88,9 @@ def resolve(lm: Any, instances: list) -> list[Request]:
     # local-completions: keep special tokens, as lm-eval's in-process vLLM does.
     server_defaults = scale_out.server_decoding_defaults(lm)
     requests = []
+    judge = _judge_decoder()
     for instance in instances:
-        spec = ProbeSpec.from_dict(instance.args[2])
+        spec = ProbeSpec.from_dict(instance.args[2], judge)
         switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
         gen_kwargs = {**server_defaults, **instance.args[1]}
         assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
@@ -95,6 +101,22 @@ def resolve(lm: Any, instances: list) -> list[Request]:
         raise ProbeError(problem)
     judging.preflight_all([r.spec for r in requests])
     return requests
+
+
+def _judge_decoder() -> Callable[[Mapping[str, Any]], JudgeSettings]:
+    """Rebuilds the judge settings the specs log (each task parsed them once; no environment
+    is read again), one object per distinct setting of the run."""
+    from uta_tasks.judge import JudgeSettings
+
+    seen: dict[str, JudgeSettings] = {}
+
+    def decode(raw: Mapping[str, Any]) -> JudgeSettings:
+        key = json.dumps(raw, sort_keys=True, default=str)
+        if key not in seen:
+            seen[key] = JudgeSettings.from_dict(raw)
+        return seen[key]
+
+    return decode
 
 
 def _check_user_samples(requests: list[Request]) -> None:

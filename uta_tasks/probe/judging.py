@@ -15,7 +15,6 @@ or ``--predict_only``) is not judged: its verdicts stay None.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import defaultdict
 from dataclasses import replace
@@ -32,10 +31,24 @@ if TYPE_CHECKING:
     from uta_tasks.judge import JudgeItem, JudgeSettings
 
 
-def _settings(judge: dict) -> JudgeSettings:
+def settings_of(spec: ProbeSpec) -> JudgeSettings | None:
+    """The judge settings a spec carries (parsed once by its task, never again here), or
+    None when the judge is off.
+
+    Args:
+        spec: a request spec.
+
+    Raises:
+        TypeError: the spec carries judge settings of another type.
+    """
     from uta_tasks.judge import JudgeSettings
 
-    return JudgeSettings.from_metadata(judge)
+    if spec.judge is None:
+        return None
+    if not isinstance(spec.judge, JudgeSettings):
+        raise TypeError(f"{spec.task}: the spec's judge is a {type(spec.judge).__name__}, not JudgeSettings "
+                        "(build it with JudgeSettings.from_metadata)")
+    return spec.judge
 
 
 def preflight_all(specs: list[ProbeSpec]) -> None:
@@ -46,14 +59,8 @@ def preflight_all(specs: list[ProbeSpec]) -> None:
     """
     from uta_tasks.judge import preflight
 
-    seen: set[str] = set()
-    for spec in specs:
-        if spec.judge is None:
-            continue
-        key = json.dumps(spec.judge, sort_keys=True)
-        if key not in seen:
-            seen.add(key)
-            preflight(_settings(spec.judge))
+    for settings in dict.fromkeys(s for s in map(settings_of, specs) if s is not None):
+        preflight(settings)
 
 
 def context(record: ProbeRecord, assistant_turn: str) -> tuple[tuple[str, str], ...]:
@@ -99,18 +106,18 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
     """
     from uta_tasks.judge import enforce_unjudged_share, format_summary, judge_all
 
-    groups: dict[str, list[int]] = defaultdict(list)
+    groups: dict[JudgeSettings, list[int]] = defaultdict(list)
     for i, spec in enumerate(specs):
-        if spec is not None and spec.judge is not None:
-            groups[json.dumps(spec.judge, sort_keys=True)].append(i)
-    for key, indices in groups.items():
+        settings = None if spec is None else settings_of(spec)
+        if settings is not None:
+            groups[settings].append(i)
+    for settings, indices in groups.items():
         slots: list[tuple[int, str]] = []
         batch = []
         for i in indices:
             for slot, item in items(records[i]):
                 slots.append((i, slot))
                 batch.append(item)
-        settings = _settings(json.loads(key))
         run = judge_all(batch, settings)
         log.info("judge run: %s", format_summary(run.summary()))
         for i in indices:
