@@ -82,7 +82,7 @@ def write_run(
         records = [ProbeRecord.from_json(make_record(task, doc, tag, history)) for doc in range(docs)]
         settings = None if judge is None else JudgeSettings.from_metadata(judge)
         specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=settings) for r in records]
-        judging.judge_records(records, list(specs))
+        records = judging.judge_records(records, list(specs))
         lines = []
         for doc, probe_record in enumerate(records):
             record = json.loads(probe_record.to_json())

@@ -16,7 +16,8 @@ logged sample with ``ProbeRecord.from_json(sample["filtered_resps"][0][0])``. Th
 list of both classes is the schema; ``RECORD_VERSION`` changes with it (see the manual's
 "Logged fields"). The verdict slots hold :class:`~uta_tasks.schema.verdict.Verdict`
 objects; ``to_json`` writes them as ``Verdict.to_dict`` does, so the logged JSON is the
-same as when they were plain dicts.
+same as when they were plain dicts. The hook and the judge build records as values
+(``dataclasses.replace`` with the user turns, then with the verdicts), never by field name.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from uta_tasks.schema.verdict import Verdict
 
@@ -35,8 +36,6 @@ VERDICT = "verdict"
 VERDICT_REF = "verdict_ref"
 VERDICT_REFERENCE = "verdict_reference"
 VERDICT_SLOTS: tuple[str, ...] = (VERDICT, VERDICT_REF, VERDICT_REFERENCE)
-VerdictSlot = Literal["verdict", "verdict_ref", "verdict_reference"]
-UserSlot = Literal["u", "u_ref"]
 RECORD_VERSION = 3
 # What records written before version 3 did (they carry no pass2_context or truncate_scope).
 LEGACY_DEFAULTS = {"pass2_context": "template", "truncate_scope": "final_answer"}
@@ -247,36 +246,6 @@ class ProbeRecord:
     def verdicts(self) -> dict[str, Verdict | None]:
         """The three verdict slots by field name."""
         return {VERDICT: self.verdict, VERDICT_REF: self.verdict_ref, VERDICT_REFERENCE: self.verdict_reference}
-
-    def put_verdict(self, slot: VerdictSlot, verdict: Verdict) -> None:
-        """Store a verdict in one of the three slots (a typed slot, not an attribute name).
-
-        Args:
-            slot: :data:`VERDICT`, :data:`VERDICT_REF` or :data:`VERDICT_REFERENCE`.
-            verdict: the verdict.
-        """
-        if slot == VERDICT:
-            self.verdict = verdict
-        elif slot == VERDICT_REF:
-            self.verdict_ref = verdict
-        elif slot == VERDICT_REFERENCE:
-            self.verdict_reference = verdict
-        else:
-            raise ValueError(f"{slot!r} is not a verdict slot ({', '.join(VERDICT_SLOTS)})")
-
-    def put_user_turn(self, slot: UserSlot, text: str) -> None:
-        """Store a generated user turn: ``u`` (after a') or ``u_ref`` (after the unperturbed history).
-
-        Args:
-            slot: ``u`` or ``u_ref``.
-            text: the generated turn.
-        """
-        if slot == "u":
-            self.u = text
-        elif slot == "u_ref":
-            self.u_ref = text
-        else:
-            raise ValueError(f"{slot!r} is not a user-turn slot (u, u_ref)")
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain JSON types (each verdict as :meth:`Verdict.to_dict`)."""

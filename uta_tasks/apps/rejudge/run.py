@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,10 @@ def judge_saved(paths: Sequence[str | Path], settings: JudgeSettings) -> list[Re
     """
     tasks = load_scored(paths)
     flat = [r for t in tasks for records in t.records for r in records]
-    for record in flat:
-        record.verdict = record.verdict_ref = record.verdict_reference = None
     specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=settings) for r in flat]
-    judging.judge_records(flat, list(specs))
+    judged = iter(judging.judge_records(flat, list(specs)))  # every verdict slot filled anew
+    for task in tasks:
+        task.docs = [replace(doc, records=[next(judged) for _ in doc.records]) for doc in task.docs]
     return tasks
 
 
