@@ -18,7 +18,7 @@ docs/settings.md.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.datasets import BENCHMARKS
@@ -34,6 +34,9 @@ from uta_tasks.wrap import is_wrapped
 from uta_tasks.wrap.benchmark import benchmark as wrap_benchmark
 from uta_tasks.wrap.settings import KEYS as WRAP_KEYS
 
+if TYPE_CHECKING:
+    from uta_tasks.judge import JudgeSettings
+
 
 class UTATaskError(ValueError):
     """A uta task is misconfigured; the message names the task and the setting."""
@@ -44,14 +47,15 @@ _TASK_KEYS = (*task_settings.KEYS, "uta_benchmark", "uta_perturbation", "data_hu
               "uta_source_version")
 
 
-def _judge_metadata(meta: dict) -> dict | None:
-    """The judge settings of a task, or None when the judge is off (decided once, by the
-    judge's own settings: every off-word, ``UTA_JUDGE=none`` included; a bad value or a
-    URL carrying credentials fails here, before any generation)."""
-    from uta_tasks.judge import judging_enabled
+def _judge_settings(meta: dict) -> JudgeSettings | None:
+    """The judge settings of a task, parsed once (metadata, then the environment), or None
+    when the judge is off (every off-word, ``UTA_JUDGE=none`` included; a bad value or a
+    URL carrying credentials fails here, before any generation). Every spec of the task
+    carries this one value."""
+    from uta_tasks.judge import JudgeSettings
 
-    judge = {k: v for k, v in meta.items() if k == "judge" or k.startswith("judge_")}
-    return judge if judging_enabled(judge) else None
+    settings = JudgeSettings.from_metadata({k: v for k, v in meta.items() if k == "judge" or k.startswith("judge_")})
+    return settings if settings.enabled else None
 
 
 def _check_keys(task: str, meta: dict) -> None:
@@ -93,7 +97,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         self._system_instruction: str | None = None
         self._predict_only = False
         _check_keys(name, meta)
-        self._judge = _judge_metadata(meta)
+        self._judge = _judge_settings(meta)
         self._settings = TaskSettings.from_metadata(name, meta)
         hook.install()
         super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
 
 from fault_server import MODEL, FaultConfig, FaultServer  # noqa: E402
 
+from uta_tasks.judge import JudgeSettings  # noqa: E402
 from uta_tasks.probe import judging, reasoning  # noqa: E402
 from uta_tasks.schema.probe import ProbeRecord, ProbeSpec  # noqa: E402
 
@@ -79,8 +80,9 @@ def write_run(
     tag = hashlib.sha256(model.encode()).hexdigest()[:6]  # varies the turns per model without naming it
     for task, docs in tasks.items():
         records = [ProbeRecord.from_json(make_record(task, doc, tag, history)) for doc in range(docs)]
-        specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=judge) for r in records]
-        judging.judge_records(records, list(specs))
+        settings = None if judge is None else JudgeSettings.from_metadata(judge)
+        specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=settings) for r in records]
+        records = judging.judge_records(records, list(specs))
         lines = []
         for doc, probe_record in enumerate(records):
             record = json.loads(probe_record.to_json())

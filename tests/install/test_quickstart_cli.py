@@ -13,6 +13,8 @@ import pytest
 
 from uta_tasks import include_path
 from uta_tasks.apps import quickstart
+from uta_tasks.runs.summary_types import RunSummary
+from uta_tasks.schema import output
 
 
 def _args(*argv: str):
@@ -77,24 +79,16 @@ def test_child_env_keeps_user_values() -> None:
 
 
 def test_summary_table_reads_lm_eval_results() -> None:
-    results = {
-        "results": {
-            "uta_ifbench_trunc": {
-                "alias": "uta_ifbench_trunc",
-                "prompt_level_strict_acc,none": 0.25,
-                "genuine_followup,none": 0.5,
-                "genuine_followup_base,none": 0.0,
-                "share_changed,none": 0.75,
-                "label_plausible_followup,none": 0.5,
-                "label_previous_turn_restate,none": 0.25,
-                "unjudged,none": 1.0,
-            },
-            "uta_ifbench_all": {"alias": "uta_ifbench_all"},
-        },
-        "configs": {"uta_ifbench_trunc": {"metadata": {"uta_benchmark": "ifbench"}}},
-        "n-samples": {"uta_ifbench_trunc": {"effective": 4}},
-    }
-    table = quickstart.summary_table(results).splitlines()
+    values = {"prompt_level_strict_acc": 0.25, "genuine_followup": 0.5, "genuine_followup_base": 0.0,
+              "share_changed": 0.75, "label_plausible_followup": 0.5, "label_previous_turn_restate": 0.25,
+              "unjudged": 1.0}
+    summary = RunSummary.from_json({
+        "schema": output.SUMMARY_SCHEMA,
+        "tasks": {"uta_ifbench_trunc": {"benchmark": "ifbench", "perturbation": "trunc", "n_docs": 4,
+                                        "metrics": {m: {"value": v} for m, v in values.items()}}},
+        "groups": {"uta_ifbench_all": {"tasks": ["uta_ifbench_trunc"], "metrics": {}}},
+    })
+    table = quickstart.summary_table(summary).splitlines()
     assert table[0].split()[:2] == ["task", "n"]
     row = table[2].split()
     assert row[:6] == ["uta_ifbench_trunc", "4", "25.0", "50.0", "0.0", "75.0"]

@@ -78,4 +78,4 @@ def _the_report_names_it_by_its_source_task(results: dict, accuracy: float, out)
     (row,) = collect([out]).rows
     assert (row.task, row.benchmark) == ("uta_wrap_gsm8k", "lm-eval:gsm8k")
     assert row.run.tasks["uta_wrap_gsm8k"].primary == "exact_match_flexible-extract"
-    assert row.metric(output.ACCURACY)["value"] == pytest.approx(accuracy)
+    assert row.metric(output.ACCURACY).value == pytest.approx(accuracy)

@@ -24,7 +24,7 @@ def test_modes_are_never_pooled_and_show_side_by_side(tmp_path):
     trace = _run(tmp_path, "trace", [True, False, False, False])
     template = _run(tmp_path, "template", [True, True, True, False], pass2_context="template")
     data = collect([trace, template])
-    by_series = {row.model: row.metric("genuine_followup")["value"] for row in data.rows}
+    by_series = {row.model: row.metric("genuine_followup").value for row in data.rows}
     assert by_series == {"org/model-a": 0.25, "org/model-a [pass2_context=template]": 0.75}
 
 

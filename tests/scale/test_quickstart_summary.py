@@ -9,6 +9,7 @@ from pathlib import Path
 from uta_tasks.apps import quickstart
 from uta_tasks.apps.quickstart.phases import SETUP_SECONDS_ENV, Phases
 from uta_tasks.apps.quickstart.verdict_checks import check_run, contradiction_note, contradicts
+from uta_tasks.runs import load_run
 from uta_tasks.schema.verdict import Verdict
 
 DATE = "2026-11-30T07-00-00.000000"
@@ -66,7 +67,7 @@ def test_the_summary_hides_a_genuine_rate_built_on_contradictions(tmp_path):
     checks = check_run(results_path)
     assert checks["uta_ifbench_trunc"]["verdict"].contradictory == 2
     assert checks["uta_ifbench_trunc"]["verdict_ref"].contradictory == 0
-    table = quickstart.summary_table(_results(), checks).splitlines()
+    table = quickstart.summary_table(load_run(results_path.parent), checks).splitlines()
     assert table[0].split()[-1] == "contradictory"
     row = table[2].split()
     assert row[:5] == ["uta_ifbench_trunc", "2", "0.0", "-", "50.0"], table
@@ -78,9 +79,11 @@ def test_the_summary_hides_a_genuine_rate_built_on_contradictions(tmp_path):
 
 
 def test_a_consistent_run_shows_its_rates_and_no_note(tmp_path):
-    records = [{"verdict": _verdict("plausible_followup", True), "verdict_ref": _verdict("other", True)}] * 2
-    checks = check_run(_write_run(tmp_path / "smol", records))
-    row = quickstart.summary_table(_results(), checks).splitlines()[2].split()
+    records = [{"verdict": _verdict("plausible_followup", True), "verdict_ref": _verdict("other", True)},
+               {"verdict": _verdict("plausible_followup", True), "verdict_ref": _verdict("previous_turn_restate", False)}]
+    results_path = _write_run(tmp_path / "smol", records)
+    checks = check_run(results_path)
+    row = quickstart.summary_table(load_run(results_path.parent), checks).splitlines()[2].split()
     assert row[3:5] == ["100.0", "50.0"] and row[-1] == "0/4"
     assert contradiction_note(checks) is None
 

@@ -36,6 +36,9 @@ from .urls import OPENAI_API_URL, is_openai_api
 DEFAULT_PROMPT: str = SPEC_BY_KEY["judge_prompt"].default
 SETTING_KEYS: tuple[str, ...] = tuple(spec.key for spec in SPECS)
 _TYPO_CUTOFF = 0.8
+# The two provenance flags in :meth:`JudgeSettings.to_dict` (not settings: no ``judge_`` prefix).
+_KEY_NAMED = "api_key_env_named"
+_URL_PAIRED = "base_url_paired"
 
 __all__ = [
     "OPENAI_API_URL", "SETTING_KEYS", "JudgeSettings", "judging_enabled", "settings_table_markdown", "suggest_key",
@@ -144,6 +147,28 @@ class JudgeSettings:
     def describe(self) -> dict[str, Any]:
         """The settings as a JSON-serialisable dict for results (holds no secret)."""
         return {spec.key: getattr(self, spec.field) for spec in SPECS}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a :class:`~uta_tasks.schema.probe.ProbeSpec` logs them: :meth:`describe`
+        plus where the key variable and the URL came from (no secret: the key itself is read
+        from ``$api_key_env`` when the client is built)."""
+        return {**self.describe(), _KEY_NAMED: self.api_key_env_named, _URL_PAIRED: self.base_url_paired}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeSettings:
+        """Rebuild settings from :meth:`to_dict`, reading no environment (they were resolved
+        once, by :meth:`from_metadata`). A key left out keeps its default.
+
+        Args:
+            data: the dict (or the raw ``judge*`` metadata older specs carried).
+
+        Raises:
+            JudgeConfigError: a value is not allowed.
+        """
+        values: dict[str, Any] = {spec.field: spec.read(spec.key, data[spec.key]) for spec in SPECS if spec.key in data}
+        values["api_key_env_named"] = bool(data.get(_KEY_NAMED, "api_key_env" in values))
+        values["base_url_paired"] = bool(data.get(_URL_PAIRED, False))
+        return cls(**values)
 
     @classmethod
     def from_metadata(

@@ -113,7 +113,7 @@ def _row_check(cell: Cell, row: TaskRow, metric: str, tolerance: float, settings
     reasons = list(settings)
     if cell.n_docs is not None and task.n_docs is not None and task.n_docs != cell.n_docs:
         reasons.append(f"N: the run has {task.n_docs} documents, the paper {cell.n_docs}")
-    m = row.estimate(metric)
+    m = row.metric(metric)
     iv = m.interval
     low, high, method = (iv.low, iv.high, iv.method) if iv else (None, None, None)
     verdict, reason = _verdict(cell.value / 100.0, m.value, low, high, tolerance, reasons)

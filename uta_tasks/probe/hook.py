@@ -18,15 +18,20 @@ Other tasks of the same run (lm-eval's own ``ifeval``, say) never reach this cod
 
 from __future__ import annotations
 
+import json
 import logging
-from dataclasses import dataclass
-from typing import Any, cast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.probe import budget, judging, reasoning, role_switch, scale_out, turns
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
-from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, UserSlot
+from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec
+
+if TYPE_CHECKING:
+    from uta_tasks.judge import JudgeSettings
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +88,9 @@ def resolve(lm: Any, instances: list) -> list[Request]:
     # local-completions: keep special tokens, as lm-eval's in-process vLLM does.
     server_defaults = scale_out.server_decoding_defaults(lm)
     requests = []
+    judge = _judge_decoder()
     for instance in instances:
-        spec = ProbeSpec.from_dict(instance.args[2])
+        spec = ProbeSpec.from_dict(instance.args[2], judge)
         switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
         gen_kwargs = {**server_defaults, **instance.args[1]}
         assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
@@ -95,6 +101,22 @@ def resolve(lm: Any, instances: list) -> list[Request]:
         raise ProbeError(problem)
     judging.preflight_all([r.spec for r in requests])
     return requests
+
+
+def _judge_decoder() -> Callable[[Mapping[str, Any]], JudgeSettings]:
+    """Rebuilds the judge settings the specs log (each task parsed them once; no environment
+    is read again), one object per distinct setting of the run."""
+    from uta_tasks.judge import JudgeSettings
+
+    seen: dict[str, JudgeSettings] = {}
+
+    def decode(raw: Mapping[str, Any]) -> JudgeSettings:
+        key = json.dumps(raw, sort_keys=True, default=str)
+        if key not in seen:
+            seen[key] = JudgeSettings.from_dict(raw)
+        return seen[key]
+
+    return decode
 
 
 def _check_user_samples(requests: list[Request]) -> None:
@@ -215,8 +237,8 @@ def build_record(
 
 def pass2(
     backend: Backend, requests: list[Request], records: list[ProbeRecord], tokenizer: Any, max_length: int | None
-) -> None:
-    """Generate u (and u_ref for perturbed tasks) for every record, in place.
+) -> list[ProbeRecord]:
+    """Generate u (and u_ref for perturbed tasks, and the other user samples) for every record.
 
     Args:
         backend: the batched backend.
@@ -224,38 +246,46 @@ def pass2(
         records: their records with pass-2 prompts.
         tokenizer: the model's tokenizer (measures the prompts).
         max_length: the model's maximum length.
+
+    Returns:
+        The records with their user turns (new values), in order.
     """
-    slots: list[tuple[int, str]] = []
+    owners: list[int] = []  # per prompt, its record: u, the other samples, then u_ref, contiguous per record
     prompts: list[tuple[str, dict]] = []
-    owners: list[Request] = []
     for i, (request, record) in enumerate(zip(requests, records, strict=True)):
         if record.overlong:
             continue
-        extra = [(f"u#{j}", record.pass2_prompt) for j in range(1, request.spec.user_samples)]
-        for slot, prompt in (("u", record.pass2_prompt), *extra, ("u_ref", record.pass2_ref_prompt)):
-            if prompt is not None:
-                slots.append((i, slot))
-                prompts.append((prompt, request.user_kwargs))
-                owners.append(request)
-    fitted = _fit(prompts, owners, tokenizer, max_length, "pass 2")
-    for (i, _), fit in zip(slots, fitted, strict=True):
-        if fit.gen_kwargs is None:
-            records[i].overlong = "pass2"
-    send = [k for k, (i, _) in enumerate(slots) if not records[i].overlong]
+        ref = [] if record.pass2_ref_prompt is None else [record.pass2_ref_prompt]
+        for prompt in [record.pass2_prompt] * request.spec.user_samples + ref:
+            owners.append(i)
+            prompts.append((prompt, request.user_kwargs))
+    fitted = _fit(prompts, [requests[i] for i in owners], tokenizer, max_length, "pass 2")
+    too_long = {i for i, fit in zip(owners, fitted, strict=True) if fit.gen_kwargs is None}
+    send = [k for k, i in enumerate(owners) if i not in too_long]
     outputs = backend.generate([(prompts[k][0], fitted[k].gen_kwargs or {}) for k in send], name="user")
-    samples: dict[int, list[str]] = {}
+    texts: dict[int, list[str]] = {}
+    budgets: dict[int, int] = {}
     for k, text in zip(send, outputs, strict=True):
-        i, slot = slots[k]
-        if slot.startswith("u#"):
-            samples.setdefault(i, []).append(text)
+        texts.setdefault(owners[k], []).append(text)
+        budgets[owners[k]] = fitted[k].budget
+    out = []
+    for i, (request, record) in enumerate(zip(requests, records, strict=True)):
+        if i in too_long:
+            out.append(replace(record, overlong="pass2"))
+        elif i in texts:
+            out.append(_with_user_turns(record, texts[i], budgets[i], request.spec.user_samples))
         else:
-            records[i].put_user_turn(cast(UserSlot, slot), text)
-        records[i].budget["user"] = fitted[k].budget
-    for i, record in enumerate(records):
-        if record.pass2_ref_prompt is None:
-            record.u_ref = record.u
-        if i in samples:
-            record.u_samples = [record.u, *samples[i]]
+            out.append(record)
+    return out
+
+
+def _with_user_turns(record: ProbeRecord, texts: list[str], user_budget: int, samples: int) -> ProbeRecord:
+    """The record with its generated user turns: ``texts`` is u, the other samples, then u_ref."""
+    u, others = texts[0], texts[1:samples]
+    return replace(
+        record, u=u, u_ref=texts[samples] if record.pass2_ref_prompt is not None else u,
+        u_samples=[u, *others] if others else [], budget={**record.budget, "user": user_budget},
+    )
 
 
 def run(lm: Any, instances: list) -> list[ProbeRecord]:
@@ -277,8 +307,8 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
         for i, r in enumerate(requests)
     ]
     _warn_incomplete(records)
-    pass2(backend, requests, records, tokenizer, max_length)
-    judging.judge_records(records, [None if r.overlong else q.spec for r, q in zip(records, requests)])
+    records = pass2(backend, requests, records, tokenizer, max_length)
+    records = judging.judge_records(records, [None if r.overlong else q.spec for r, q in zip(records, requests)])
     LAST_RUN.clear()
     LAST_RUN.update(backend.stats)
     return records

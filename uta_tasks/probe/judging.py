@@ -15,14 +15,14 @@ or ``--predict_only``) is not judged: its verdicts stay None.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import defaultdict
-from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from uta_tasks.probe import reasoning
-from uta_tasks.schema.probe import VERDICT, VERDICT_REF, VERDICT_REFERENCE, ProbeRecord, ProbeSpec, VerdictSlot
+from uta_tasks.schema.probe import VERDICT, VERDICT_REF, VERDICT_REFERENCE, ProbeRecord, ProbeSpec
+from uta_tasks.schema.verdict import Verdict
 
 log = logging.getLogger(__name__)
 # Slot name of the j-th extra user sample (user_samples > 1): "verdict_samples#j".
@@ -30,12 +30,27 @@ SAMPLE_SLOT = "verdict_samples#"
 
 if TYPE_CHECKING:
     from uta_tasks.judge import JudgeItem, JudgeSettings
+    from uta_tasks.judge.records import ItemUsage
 
 
-def _settings(judge: dict) -> JudgeSettings:
+def settings_of(spec: ProbeSpec) -> JudgeSettings | None:
+    """The judge settings a spec carries (parsed once by its task, never again here), or
+    None when the judge is off.
+
+    Args:
+        spec: a request spec.
+
+    Raises:
+        TypeError: the spec carries judge settings of another type.
+    """
     from uta_tasks.judge import JudgeSettings
 
-    return JudgeSettings.from_metadata(judge)
+    if spec.judge is None:
+        return None
+    if not isinstance(spec.judge, JudgeSettings):
+        raise TypeError(f"{spec.task}: the spec's judge is a {type(spec.judge).__name__}, not JudgeSettings "
+                        "(build it with JudgeSettings.from_metadata)")
+    return spec.judge
 
 
 def preflight_all(specs: list[ProbeSpec]) -> None:
@@ -46,14 +61,8 @@ def preflight_all(specs: list[ProbeSpec]) -> None:
     """
     from uta_tasks.judge import preflight
 
-    seen: set[str] = set()
-    for spec in specs:
-        if spec.judge is None:
-            continue
-        key = json.dumps(spec.judge, sort_keys=True)
-        if key not in seen:
-            seen.add(key)
-            preflight(_settings(spec.judge))
+    for settings in dict.fromkeys(s for s in map(settings_of, specs) if s is not None):
+        preflight(settings)
 
 
 def context(record: ProbeRecord, assistant_turn: str) -> tuple[tuple[str, str], ...]:
@@ -72,26 +81,87 @@ def context(record: ProbeRecord, assistant_turn: str) -> tuple[tuple[str, str], 
     return (*turns, ("assistant", shown))
 
 
+@dataclass(frozen=True)
+class RecordItems:
+    """The user turns of one record to judge, by where their verdict goes.
+
+    Attributes:
+        u: u after a' (its verdict is ``verdict``).
+        samples: ``user_samples > 1``: the 2nd..k-th user turns after a' (``verdict_samples``).
+        ref: perturbed tasks: u_ref after the unperturbed history (``verdict_ref``).
+        reference: held-out: the real next user turn (``verdict_reference``).
+    """
+
+    u: JudgeItem
+    samples: tuple[JudgeItem, ...] = ()
+    ref: JudgeItem | None = None
+    reference: JudgeItem | None = None
+
+    @classmethod
+    def of(cls, record: ProbeRecord) -> RecordItems:
+        """The items of a record (u and u_ref filled in).
+
+        Args:
+            record: the probe record.
+        """
+        from uta_tasks.judge import JudgeItem
+
+        shown = context(record, record.a_prime)
+        found = cls(JudgeItem(shown, record.u), tuple(JudgeItem(shown, u) for u in record.u_samples[1:]))
+        if not record.perturbed and record.reference_user_turn is None:
+            return found
+        history = context(record, record.history)
+        return replace(
+            found,
+            ref=JudgeItem(history, record.u_ref) if record.perturbed else None,
+            reference=None if record.reference_user_turn is None else JudgeItem(history, record.reference_user_turn),
+        )
+
+    def pairs(self) -> list[tuple[str, JudgeItem]]:
+        """``(kind, item)`` in judging order: the record field its verdict goes to (the j-th
+        extra sample: ``verdict_samples#j``)."""
+        out = [(VERDICT, self.u), *((f"{SAMPLE_SLOT}{j}", u) for j, u in enumerate(self.samples, start=1))]
+        out += [(VERDICT_REF, self.ref)] if self.ref is not None else []
+        out += [(VERDICT_REFERENCE, self.reference)] if self.reference is not None else []
+        return out
+
+    def judged(self, record: ProbeRecord, verdicts: list[Verdict], usage: list[ItemUsage]) -> ProbeRecord:
+        """The record with the verdicts of these items (in :meth:`pairs` order) and their usage.
+
+        Args:
+            record: the record the items came from.
+            verdicts: one per item, in :meth:`pairs` order.
+            usage: one per item, in the same order.
+        """
+        given = iter(replace(v) for v in verdicts)
+        verdict = next(given)
+        samples = [next(given) for _ in self.samples]
+        ref = next(given) if self.ref is not None else None
+        reference = next(given) if self.reference is not None else None
+        return replace(
+            record, verdict=verdict, verdict_ref=ref, verdict_reference=reference,
+            verdict_samples=[verdict, *samples] if record.u_samples else [],
+            judge_usage={
+                "calls": sum(u.calls for u in usage),
+                "cache_hits": sum(int(u.cache_hit and u.duplicate_of is None) for u in usage),
+                "input_tokens": sum(u.input_tokens for u in usage),
+                "output_tokens": sum(u.output_tokens for u in usage),
+            },
+        )
+
+
 def items(record: ProbeRecord) -> list[tuple[str, JudgeItem]]:
     """The user turns of a record to judge, by the record field their verdict goes to.
 
     Args:
         record: the probe record (u and u_ref filled in).
     """
-    from uta_tasks.judge import JudgeItem
-
-    shown = context(record, record.a_prime)
-    out = [(VERDICT, JudgeItem(shown, record.u))]
-    out += [(f"{SAMPLE_SLOT}{j}", JudgeItem(shown, u)) for j, u in enumerate(record.u_samples[1:], start=1)]
-    if record.perturbed:
-        out.append((VERDICT_REF, JudgeItem(context(record, record.history), record.u_ref)))
-    if record.reference_user_turn is not None:
-        out.append((VERDICT_REFERENCE, JudgeItem(context(record, record.history), record.reference_user_turn)))
-    return out
+    return RecordItems.of(record).pairs()
 
 
-def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> None:
-    """Attach verdicts and per-record judge usage to ``records`` in place.
+def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> list[ProbeRecord]:
+    """The records with their verdicts and per-record judge usage (new values; a record
+    whose spec is None or carries no judge comes back as it is).
 
     Args:
         records: probe records (with u, u_ref filled in).
@@ -99,37 +169,22 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
     """
     from uta_tasks.judge import enforce_unjudged_share, format_summary, judge_all
 
-    groups: dict[str, list[int]] = defaultdict(list)
+    groups: dict[JudgeSettings, list[int]] = defaultdict(list)
     for i, spec in enumerate(specs):
-        if spec is not None and spec.judge is not None:
-            groups[json.dumps(spec.judge, sort_keys=True)].append(i)
-    for key, indices in groups.items():
-        slots: list[tuple[int, str]] = []
-        batch = []
-        for i in indices:
-            for slot, item in items(records[i]):
-                slots.append((i, slot))
-                batch.append(item)
-        settings = _settings(json.loads(key))
+        settings = None if spec is None else settings_of(spec)
+        if settings is not None:
+            groups[settings].append(i)
+    out = list(records)
+    for settings, indices in groups.items():
+        per_record = [RecordItems.of(records[i]) for i in indices]
+        batch = [item for found in per_record for _, item in found.pairs()]
         run = judge_all(batch, settings)
         log.info("judge run: %s", format_summary(run.summary()))
-        for i in indices:
-            records[i].judge_usage = {"calls": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
-        for i in indices:
-            records[i].verdict_samples = []
-        for (i, slot), verdict, usage in zip(slots, run.verdicts, run.per_item_usage, strict=True):
-            if slot.startswith(SAMPLE_SLOT):
-                records[i].verdict_samples.append(replace(verdict))
-            else:
-                records[i].put_verdict(cast(VerdictSlot, slot), replace(verdict))
-            totals = records[i].judge_usage
-            assert totals is not None
-            totals["calls"] += usage.calls
-            totals["cache_hits"] += int(usage.cache_hit and usage.duplicate_of is None)
-            totals["input_tokens"] += usage.input_tokens
-            totals["output_tokens"] += usage.output_tokens
-        for i in indices:
-            if records[i].u_samples:
-                records[i].verdict_samples = [records[i].verdict, *records[i].verdict_samples]
+        start = 0
+        for i, found in zip(indices, per_record, strict=True):
+            end = start + len(found.pairs())
+            out[i] = found.judged(records[i], run.verdicts[start:end], run.per_item_usage[start:end])
+            start = end
         # Every verdict is in the cache by now; a run that judged too little fails here.
         enforce_unjudged_share(run, settings)
+    return out

@@ -344,7 +344,7 @@ def make_plan(task_names: Sequence[str], *, metadata: Mapping[str, Any] | None =
     from uta_tasks import TASKS_DIR
     from uta_tasks import lm_eval_compat as compat
     from uta_tasks.datasets import BENCHMARKS
-    from uta_tasks.judge import JudgeSettings, judging_enabled
+    from uta_tasks.judge import JudgeSettings
     from uta_tasks.judge.prompt import load_template
 
     meta = dict(metadata or {})
@@ -356,8 +356,8 @@ def make_plan(task_names: Sequence[str], *, metadata: Mapping[str, Any] | None =
     repeats = int(base.get("repeats") or 1)
     settings = TaskSettings.from_metadata(uta[0][0], meta)
     judge_meta = {k: v for k, v in meta.items() if k == "judge" or k.startswith("judge_")}
-    judged = not predict_only and judging_enabled(judge_meta)
-    judge = JudgeSettings.from_metadata(judge_meta)
+    judge = JudgeSettings.from_metadata(judge_meta)  # once: it decides "judge off" too
+    judged = not predict_only and judge.enabled
     template = load_template(judge.prompt)
     greedy = is_greedy(kwargs)
     by_bench: dict[str, list[tuple[str, str]]] = {}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.runs import Estimate, EstimateSettings, Run, find_runs, load_run, load_summary
-from uta_tasks.runs.summary_types import estimate_from_json
+from uta_tasks.runs.summary_types import RunSummary
 from uta_tasks.schema import output
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class TaskRow:
         task: task name.
         benchmark: benchmark name.
         perturbation: ``none``, ``trunc`` or ``question``.
-        metrics: metric -> estimate dict (see :meth:`uta_tasks.runs.Estimate.to_dict`).
+        metrics: metric -> its estimate (the run summary's :class:`~uta_tasks.runs.Estimate`).
         run: the run it came from (for its samples).
         model_id: the model's display name alone (no modes): what the paper's cells match.
     """
@@ -44,26 +44,17 @@ class TaskRow:
     task: str
     benchmark: str
     perturbation: str
-    metrics: dict[str, dict[str, Any]]
+    metrics: dict[str, Estimate]
     run: Run
     model_id: str = ""
 
-    def metric(self, name: str) -> dict[str, Any]:
-        """A metric's estimate dict (all fields None when the task does not report it).
+    def metric(self, name: str) -> Estimate:
+        """A metric's estimate (value None when the task does not report it).
 
         Args:
             name: metric name.
         """
-        return self.metrics.get(name) or {"value": None, "ci_low": None, "ci_high": None, "k": None, "n": None}
-
-    def estimate(self, name: str) -> Estimate:
-        """A metric's typed estimate (value None when the task does not report it).
-
-        Args:
-            name: metric name.
-        """
-        found = self.metrics.get(name)
-        return Estimate(name, None) if found is None else estimate_from_json(name, found)
+        return self.metrics.get(name) or Estimate(name, None)
 
 
 @dataclass
@@ -161,20 +152,20 @@ def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
     for folder in folders:
         for files in find_runs(folder):
             run = load_run(files)
-            summary = load_summary(files, settings, run, calibration)
-            prov = summary["provenance"]
+            summary = RunSummary.from_json(load_summary(files, settings, run, calibration))
+            prov = summary.provenance
             model = display_model(str(prov["model"]))
             data.provenance.append({**prov, "display_model": model, "folder": str(files.results.parent)})
-            for task, row in summary["tasks"].items():
-                if row.get("benchmark") is None:
+            for task, row in summary.tasks.items():
+                if row.benchmark is None:
                     continue
                 task_prov = prov["tasks"].get(task, {})
                 temperature = _temperature(task_prov.get("temperature"))
                 key = (mode_name(model, task_prov), temperature, task)
                 if key in chosen:
                     log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
-                chosen[key] = TaskRow(key[0], temperature, task, row["benchmark"],
-                                      row.get("perturbation") or output.PERTURBATION_NONE, row["metrics"], run, model)
+                chosen[key] = TaskRow(key[0], temperature, task, row.benchmark,
+                                      row.perturbation or output.PERTURBATION_NONE, row.metrics, run, model)
     order = {p: i for i, p in enumerate(output.PERTURBATIONS)}
     benches = list(BENCHMARKS)
     data.rows = sorted(chosen.values(), key=lambda r: (

@@ -41,8 +41,8 @@ def pool(rows: list[TaskRow], metric: str, confidence: float) -> Pooled:
     k, n = 0.0, 0
     for row in rows:
         m = row.metric(metric)
-        if m.get("k") is not None and m.get("n"):
-            k, n = k + float(m["k"]), n + int(m["n"])
+        if m.k is not None and m.n:
+            k, n = k + float(m.k), n + int(m.n)
     return Pooled(k, n, wilson(k, n, confidence) if n else None)
 
 

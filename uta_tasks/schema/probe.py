@@ -5,19 +5,27 @@ An lm-eval ``Instance`` of request type ``generate_user_turn`` has
 prompt), ``gen_kwargs`` the task's ``generation_kwargs`` after ``--gen_kwargs`` were merged
 in, and ``spec`` a :class:`ProbeSpec` as a plain dict (lm-eval logs the arguments).
 
+The spec's judge settings are a typed value (:class:`JudgeConfig`), parsed once per task
+by the judge layer (:class:`uta_tasks.judge.JudgeSettings`, which this bottom layer does not
+import); the spec logs them by their ``to_dict``, which holds no secret (the API key is
+read from the environment when the judge's client is built, never stored), and the hook
+rebuilds them with the decoder it passes to :meth:`ProbeSpec.from_dict`.
+
 The hook answers each request with a :class:`ProbeRecord` as a JSON string; decode a
 logged sample with ``ProbeRecord.from_json(sample["filtered_resps"][0][0])``. The field
 list of both classes is the schema; ``RECORD_VERSION`` changes with it (see the manual's
 "Logged fields"). The verdict slots hold :class:`~uta_tasks.schema.verdict.Verdict`
 objects; ``to_json`` writes them as ``Verdict.to_dict`` does, so the logged JSON is the
-same as when they were plain dicts.
+same as when they were plain dicts. The hook and the judge build records as values
+(``dataclasses.replace`` with the user turns, then with the verdicts), never by field name.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Protocol
 
 from uta_tasks.schema.verdict import Verdict
 
@@ -28,8 +36,6 @@ VERDICT = "verdict"
 VERDICT_REF = "verdict_ref"
 VERDICT_REFERENCE = "verdict_reference"
 VERDICT_SLOTS: tuple[str, ...] = (VERDICT, VERDICT_REF, VERDICT_REFERENCE)
-VerdictSlot = Literal["verdict", "verdict_ref", "verdict_reference"]
-UserSlot = Literal["u", "u_ref"]
 RECORD_VERSION = 3
 # What records written before version 3 did (they carry no pass2_context or truncate_scope).
 LEGACY_DEFAULTS = {"pass2_context": "template", "truncate_scope": "final_answer"}
@@ -51,6 +57,19 @@ def question_text(messages: list[dict]) -> str:
     return ""
 
 
+class JudgeConfig(Protocol):
+    """The judge settings a :class:`ProbeSpec` carries, parsed once per task (the judge
+    layer's :class:`uta_tasks.judge.JudgeSettings` is one)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as JSON types, as lm-eval logs them with the spec: no secret."""
+        ...
+
+
+# Rebuilds a spec's judge settings from their logged dict (``JudgeSettings.from_dict``).
+JudgeDecoder = Callable[[Mapping[str, Any]], JudgeConfig]
+
+
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in data.items() if k in names}
@@ -68,7 +87,7 @@ class ProbeSpec:
         role_switch: the ``role_switch`` setting.
         question_seed: the ``question_seed`` setting.
         user_max_gen_toks: the ``user_max_gen_toks`` setting.
-        judge: judge settings (metadata keys), or None when the judge is off.
+        judge: the judge settings, parsed once per task, or None when the judge is off.
         given_answer: held-out only: the real assistant turn (pass 1 is skipped).
         reference_user_turn: held-out only: the real next user turn.
         overlong: ``error`` or ``drop``: what an over-long prompt does.
@@ -87,7 +106,7 @@ class ProbeSpec:
     role_switch: str = "auto"
     question_seed: int = 0
     user_max_gen_toks: int = DEFAULT_USER_MAX_GEN_TOKS
-    judge: dict | None = None
+    judge: JudgeConfig | None = None
     given_answer: str | None = None
     reference_user_turn: str | None = None
     overlong: str = "error"
@@ -107,17 +126,36 @@ class ProbeSpec:
         return self.perturbation != "none"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict (the Instance argument lm-eval logs)."""
-        return asdict(self)
+        """A JSON-serialisable dict (the Instance argument lm-eval logs; the judge settings
+        as their ``to_dict``, which holds no secret)."""
+        data = asdict(replace(self, judge=None))
+        data["judge"] = None if self.judge is None else self.judge.to_dict()
+        return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | ProbeSpec) -> ProbeSpec:
+    def from_dict(cls, data: dict[str, Any] | ProbeSpec, judge: JudgeDecoder | None = None) -> ProbeSpec:
         """Rebuild from :meth:`to_dict` (a spec passes through).
 
         Args:
             data: the dict.
+            judge: rebuilds the judge settings from their dict (``JudgeSettings.from_dict``);
+                needed when the dict carries judge settings.
+
+        Raises:
+            ValueError: the dict carries judge settings and no ``judge`` decoder is given.
         """
-        return data if isinstance(data, ProbeSpec) else cls(**_known(cls, data))
+        if isinstance(data, ProbeSpec):
+            return data
+        known = _known(cls, data)
+        raw = known.get("judge")
+        if raw is not None:
+            if judge is None:
+                raise ValueError(
+                    f"{known.get('task', '?')}: the spec carries judge settings; rebuild it with "
+                    "ProbeSpec.from_dict(data, judge=JudgeSettings.from_dict)"
+                )
+            known["judge"] = judge(raw)
+        return cls(**known)
 
 
 @dataclass
@@ -208,36 +246,6 @@ class ProbeRecord:
     def verdicts(self) -> dict[str, Verdict | None]:
         """The three verdict slots by field name."""
         return {VERDICT: self.verdict, VERDICT_REF: self.verdict_ref, VERDICT_REFERENCE: self.verdict_reference}
-
-    def put_verdict(self, slot: VerdictSlot, verdict: Verdict) -> None:
-        """Store a verdict in one of the three slots (a typed slot, not an attribute name).
-
-        Args:
-            slot: :data:`VERDICT`, :data:`VERDICT_REF` or :data:`VERDICT_REFERENCE`.
-            verdict: the verdict.
-        """
-        if slot == VERDICT:
-            self.verdict = verdict
-        elif slot == VERDICT_REF:
-            self.verdict_ref = verdict
-        elif slot == VERDICT_REFERENCE:
-            self.verdict_reference = verdict
-        else:
-            raise ValueError(f"{slot!r} is not a verdict slot ({', '.join(VERDICT_SLOTS)})")
-
-    def put_user_turn(self, slot: UserSlot, text: str) -> None:
-        """Store a generated user turn: ``u`` (after a') or ``u_ref`` (after the unperturbed history).
-
-        Args:
-            slot: ``u`` or ``u_ref``.
-            text: the generated turn.
-        """
-        if slot == "u":
-            self.u = text
-        elif slot == "u_ref":
-            self.u_ref = text
-        else:
-            raise ValueError(f"{slot!r} is not a user-turn slot (u, u_ref)")
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain JSON types (each verdict as :meth:`Verdict.to_dict`)."""

@@ -3,12 +3,11 @@ those the results file does not keep computed from the samples)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from uta_tasks.runs import Run, RunFiles, RunNotFoundError, find_runs
+from uta_tasks.runs import Run, RunFiles, RunNotFoundError, build_summary, find_runs
+from uta_tasks.runs.summary_types import RunSummary, TaskSummary
 from uta_tasks.schema import output
 
 from .verdict_checks import SlotCheck
@@ -23,20 +22,15 @@ def find_results(output_path: Path, since: float) -> RunFiles | None:
     return max(found, key=lambda r: r.results.stat().st_mtime, default=None)
 
 
-def _as_results(run: Run) -> dict[str, Any]:
-    """The run's tasks in the results JSON's shape, with every metric the run has."""
-    return {
-        "results": {name: {output.metric_key(m): v for m, v in t.values.items()} for name, t in run.tasks.items()},
-        "configs": {name: t.config for name, t in run.tasks.items()},
-        "n-samples": {name: {"effective": t.n_docs} for name, t in run.tasks.items() if t.n_docs is not None},
-    }
+def _typed(run: Run) -> RunSummary:
+    """The run's summary (every metric the run has, those the results file does not keep
+    computed from the samples), in memory: the quickstart writes nothing into the run folder."""
+    return RunSummary.from_json(build_summary(run))
 
 
-def _metric(values: Mapping[str, Any], name: str) -> float | None:
-    value = values.get(f"{name},none")
-    if isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value)):
-        return float(value)
-    return None
+def _value(row: TaskSummary, name: str) -> float | None:
+    found = row.metric(name)
+    return None if found is None else found.value
 
 
 def _fmt(value: float | None, percent: bool = True) -> str:
@@ -45,10 +39,10 @@ def _fmt(value: float | None, percent: bool = True) -> str:
     return f"{100 * value:.1f}" if percent else f"{value:g}"
 
 
-def _rate(values: Mapping[str, Any], name: str, check: SlotCheck | None) -> str:
+def _rate(row: TaskSummary, name: str, check: SlotCheck | None) -> str:
     if check is not None and check.contradictory:
         return "-"
-    return _fmt(_metric(values, name))
+    return _fmt(_value(row, name))
 
 
 def _contradictory(slots: Mapping[str, SlotCheck] | None) -> str:
@@ -58,53 +52,48 @@ def _contradictory(slots: Mapping[str, SlotCheck] | None) -> str:
     return f"{sum(c.contradictory for c in slots.values())}/{judged}" if judged else "-"
 
 
-def summary_table(results: Mapping[str, Any] | Run,
-                  checks: Mapping[str, Mapping[str, SlotCheck]] | None = None) -> str:
-    """A compact table of the uta tasks in an lm-eval results JSON: accuracy, genuine
-    follow-up rate (perturbed and base), % changed, unjudged turns, turns labelled by a
-    pre-label rule instead of the judge, and self-contradictory verdicts. A genuine rate that counts a self-contradictory verdict is shown as ``-``.
+def summary_table(summary: RunSummary | Run, checks: Mapping[str, Mapping[str, SlotCheck]] | None = None) -> str:
+    """A compact table of the uta tasks of a run: accuracy, genuine follow-up rate
+    (perturbed and base), % changed, unjudged turns, turns labelled by a pre-label rule
+    instead of the judge, and self-contradictory verdicts. A genuine rate that counts a
+    self-contradictory verdict is shown as ``-``.
 
     Args:
-        results: the run (:func:`uta_tasks.runs.load_run`), or lm-eval's results JSON.
+        summary: the run's summary, or the run (:func:`uta_tasks.runs.load_run`).
         checks: :func:`uta_tasks.apps.quickstart.verdict_checks.check_run` of the same run
             (without it, no verdict is checked).
     """
     from uta_tasks.datasets import BENCHMARKS
     from uta_tasks.schema.labels import LABELS
     from uta_tasks.schema.probe import VERDICT, VERDICT_REF
-    from uta_tasks.tasks.generate import group_names
 
-    if isinstance(results, Run):
-        results = _as_results(results)
+    if isinstance(summary, Run):
+        summary = _typed(summary)
     checks = checks or {}
-    groups = set(group_names())
     header = ("task", "n", "accuracy", "genuine %", "base %", "changed %", "top label", "unjudged", "pre-labelled",
               "contradictory")
     rows = [header]
-    for task, values in sorted(results.get("results", {}).items()):
-        config = results.get("configs", {}).get(task) or {}
-        bench = (config.get("metadata") or {}).get(output.META_BENCHMARK)
-        if bench not in BENCHMARKS or task in groups:
+    for task, row in sorted(summary.tasks.items()):
+        if row.benchmark not in BENCHMARKS:
             continue
-        primary = BENCHMARKS[bench].primary
+        primary = BENCHMARKS[row.benchmark].primary
         labels: dict[str, float] = {}
         for label in LABELS:
-            share = _metric(values, output.label_metric(label))
+            share = _value(row, output.label_metric(label))
             if share is not None:
                 labels[label] = share
         top = max(labels.items(), key=lambda item: item[1])[0] if labels else None
-        n = (results.get("n-samples", {}).get(task) or {}).get("effective", "?")
         slots = checks.get(task) or {}
         rows.append((
             task,
-            str(n),
-            _fmt(_metric(values, primary)) if primary else "-",
-            _rate(values, output.GENUINE, slots.get(VERDICT)),
-            _rate(values, output.GENUINE_BASE, slots.get(VERDICT_REF)),
-            _fmt(_metric(values, output.PCT_CHANGED)),
+            "?" if row.n_docs is None else str(row.n_docs),
+            _fmt(_value(row, primary)) if primary else "-",
+            _rate(row, output.GENUINE, slots.get(VERDICT)),
+            _rate(row, output.GENUINE_BASE, slots.get(VERDICT_REF)),
+            _fmt(_value(row, output.PCT_CHANGED)),
             f"{top} ({100 * labels[top]:.0f}%)" if top else "-",
-            _fmt(_metric(values, output.UNJUDGED), percent=False),
-            _fmt(_metric(values, "judge_calls_saved"), percent=False),
+            _fmt(_value(row, output.UNJUDGED), percent=False),
+            _fmt(_value(row, "judge_calls_saved"), percent=False),
             _contradictory(checks.get(task)),
         ))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]

@@ -122,17 +122,17 @@ def retest(paths: Sequence[str | Path], judge_metadata: dict[str, Any], repeats:
         replicates: bootstrap resamples of alpha.
         seed: bootstrap seed.
     """
-    from uta_tasks.judge import judging_enabled, preflight
+    from uta_tasks.judge import preflight
     from uta_tasks.judge.settings import JudgeSettings
 
     from .run import judge_saved
 
     if repeats < MIN_REPEATS:
         raise ValueError(f"--retest {repeats}: judge each turn at least {MIN_REPEATS} times to measure its spread")
-    fresh = {**judge_metadata, "judge_cache": "off"}
-    if not judging_enabled(fresh):
+    fresh = JudgeSettings.from_metadata({**judge_metadata, "judge_cache": "off"})
+    if not fresh.enabled:
         raise ValueError("uta-rejudge --retest: the judge is off (judge=none): there is nothing to retest")
-    preflight(JudgeSettings.from_metadata(fresh))
+    preflight(fresh)
     per_task: dict[str, list[dict[Unit, bool | None]]] = {}
     for _ in range(repeats):
         for task in judge_saved(paths, fresh):

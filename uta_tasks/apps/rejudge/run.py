@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.probe import judging
 from uta_tasks.runs.rescore import ScoredTask, load_scored, rescore
 from uta_tasks.schema.probe import ProbeSpec
@@ -26,19 +28,19 @@ log = logging.getLogger(__name__)
 RejudgedTask = ScoredTask
 
 
-def judge_saved(paths: Sequence[str | Path], judge_metadata: dict[str, Any]) -> list[RejudgedTask]:
+def judge_saved(paths: Sequence[str | Path], settings: JudgeSettings) -> list[RejudgedTask]:
     """Load the saved samples and judge every user turn of their records again (no metrics).
 
     Args:
         paths: lm-eval ``--output_path`` folders (or samples files) written with ``--log_samples``.
-        judge_metadata: judge settings as ``--metadata`` keys.
+        settings: the judge settings (parsed once by the caller).
     """
     tasks = load_scored(paths)
     flat = [r for t in tasks for records in t.records for r in records]
-    for record in flat:
-        record.verdict = record.verdict_ref = record.verdict_reference = None
-    specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=dict(judge_metadata)) for r in flat]
-    judging.judge_records(flat, list(specs))
+    specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=settings) for r in flat]
+    judged = iter(judging.judge_records(flat, list(specs)))  # every verdict slot filled anew
+    for task in tasks:
+        task.docs = [replace(doc, records=[next(judged) for _ in doc.records]) for doc in task.docs]
     return tasks
 
 
@@ -52,13 +54,13 @@ def rejudge(
         judge_metadata: judge settings as ``--metadata`` keys (``judge_model``, ``judge_base_url``, ...).
         bootstrap_iters: lm-eval's bootstrap iterations for the standard errors.
     """
-    from uta_tasks.judge import judging_enabled, preflight
-    from uta_tasks.judge.settings import JudgeSettings
+    from uta_tasks.judge import preflight
 
-    if not judging_enabled(judge_metadata):
+    settings = JudgeSettings.from_metadata(judge_metadata)
+    if not settings.enabled:
         raise ValueError("uta-rejudge: the judge is off (judge=none): there is nothing to re-judge")
-    preflight(JudgeSettings.from_metadata(judge_metadata))
-    tasks = judge_saved(paths, judge_metadata)
+    preflight(settings)
+    tasks = judge_saved(paths, settings)
     for task in tasks:
         rescore(task, judged=True, bootstrap_iters=bootstrap_iters)
     return tasks

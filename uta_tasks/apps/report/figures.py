@@ -15,6 +15,7 @@ from pathlib import Path
 from uta_tasks.apps.report.svg import Point, Series, bar_chart, line_chart, stacked_bar_chart, svg_document
 from uta_tasks.apps.report.tables import temp_text
 from uta_tasks.apps.report.turns import turns_figure
+from uta_tasks.runs import Estimate
 from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import label_shares
@@ -46,14 +47,12 @@ def _series_name(model: str, t: float | None, data: ReportData) -> str:
     return model if len(data.temperatures) < 2 else f"{model} (T={temp_text(t)})"
 
 
-def rate_point(m: dict | None) -> Point | None:
-    """A metric cell (value, ci_low, ci_high as shares) as a percentage point, or None without a value."""
-    if m is None or m.get("value") is None:
+def rate_point(m: Estimate | None) -> Point | None:
+    """An estimate of a share (value and interval) as a percentage point, or None without a value."""
+    if m is None or m.value is None:
         return None
-    v = 100.0 * m["value"]
-    lo = 100.0 * m["ci_low"] if m.get("ci_low") is not None else None
-    hi = 100.0 * m["ci_high"] if m.get("ci_high") is not None else None
-    return Point(v, lo, hi)
+    iv = m.interval
+    return Point(100.0 * m.value, None if iv is None else 100.0 * iv.low, None if iv is None else 100.0 * iv.high)
 
 
 def _headline(data: ReportData) -> str:

@@ -53,7 +53,7 @@ def corrected(data: ReportData) -> Table | None:
         if entry is None:
             continue
         table.rows.append([row.model, temp_text(row.temperature), row.task,
-                           rate_cell(row.metrics.get(output.GENUINE, {})), rate_cell(entry), entry.get("note") or ""])
+                           rate_cell(row.metrics.get(output.GENUINE)), rate_cell(entry), entry.extra.get("note") or ""])
     return table
 
 
@@ -93,7 +93,7 @@ def within_noise(data: ReportData) -> Table | None:
                   "spread across retest repeats: the judge alone could produce it.",
                   ["model", "T", "task", "difference (pp)", "judge spread (pp)"])
     for row in data.rows:
-        diff = row.metrics.get(output.GENUINE_DIFF, {}).get("value")
+        diff = row.metric(output.GENUINE_DIFF).value
         spread = spread_of(data.retest, [row.task])
         if diff is not None and spread is not None and abs(diff) < spread:
             table.rows.append([row.model, temp_text(row.temperature), row.task, percent(diff), percent(spread)])

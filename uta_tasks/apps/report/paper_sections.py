@@ -16,7 +16,7 @@ from __future__ import annotations
 # A module import: uta_tasks.paper.reference reads ReportData from this package, so its names
 # are looked up when a section is built, not when this module loads.
 import uta_tasks.paper.reference as paper_reference
-from uta_tasks.apps.report.tables import Table, rate_cell, temp_text
+from uta_tasks.apps.report.tables import Table, rate_cell, share_cell, temp_text
 from uta_tasks.paper.models import series_family
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import pool
@@ -177,9 +177,9 @@ def table6(data: ReportData, families: dict[str, str] | None = None) -> Table | 
 
 
 def _check_row(c: paper_reference.Check) -> list[str]:
-    run = {"value": c.value, "ci_low": c.low, "ci_high": c.high}
     temp = "—" if c.cell.temperature is None else temp_text(c.cell.temperature)
-    return [c.cell.source, c.run_model, c.task, c.cell.metric, temp, f"{c.cell.value:.1f}", rate_cell(run),
+    return [c.cell.source, c.run_model, c.task, c.cell.metric, temp, f"{c.cell.value:.1f}",
+            share_cell(c.value, c.low, c.high),
             "—" if c.n is None else str(c.n), c.verdict, c.reason, " ".join(c.cell.notes) or "—"]
 
 

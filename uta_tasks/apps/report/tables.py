@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from uta_tasks.runs import Estimate
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.runs.pooled import label_shares
 from uta_tasks.schema import output
@@ -52,20 +53,34 @@ def temp_text(t: float | None) -> str:
     return "?" if t is None else f"{t:g}"
 
 
-def rate_cell(m: dict) -> str:
-    """``12.5 [3.1, 40.2]`` from an estimate dict (a share), or an em dash.
+def share_cell(value: float | None, low: float | None, high: float | None) -> str:
+    """``12.5 [3.1, 40.2]`` from a share and its interval, or an em dash without a value.
 
     Args:
-        m: estimate dict with value, ci_low, ci_high.
+        value: the share.
+        low: its interval's lower end, or None.
+        high: its interval's upper end, or None.
     """
-    if m.get("value") is None:
+    if value is None:
         return "—"
-    iv = percent_interval(m.get("ci_low"), m.get("ci_high"))
-    return percent(m["value"]) + ("" if iv == "—" else f" {iv}")
+    iv = percent_interval(low, high)
+    return percent(value) + ("" if iv == "—" else f" {iv}")
 
 
-def _n(m: dict) -> str:
-    return "—" if m.get("n") is None else str(m["n"])
+def rate_cell(m: Estimate | None) -> str:
+    """``12.5 [3.1, 40.2]`` from an estimate of a share, or an em dash.
+
+    Args:
+        m: the estimate (its value and interval), or None.
+    """
+    if m is None:
+        return "—"
+    iv = m.interval
+    return share_cell(m.value, None if iv is None else iv.low, None if iv is None else iv.high)
+
+
+def _n(m: Estimate) -> str:
+    return "—" if m.n is None else str(m.n)
 
 
 def headline(data: ReportData) -> Table:
@@ -86,7 +101,7 @@ def headline(data: ReportData) -> Table:
         for b in benches:
             row = data.find(model, t, b, output.PERTURBATION_NONE)
             cells += [rate_cell(row.metric(output.GENUINE)) if row else "—",
-                      percent(row.metric(output.ACCURACY)["value"]) if row else "—"]
+                      percent(row.metric(output.ACCURACY).value) if row else "—"]
         table.rows.append(cells)
     return table
 
@@ -125,7 +140,7 @@ def perturbations(data: ReportData) -> Table:
         diff = row.metric(output.GENUINE_DIFF)
         table.rows.append([row.model, temp_text(row.temperature), row.benchmark, row.perturbation,
                            rate_cell(row.metric(output.GENUINE_BASE)), rate_cell(row.metric(output.GENUINE)),
-                           rate_cell(diff), percent(row.metric(output.CHANGED_SHARE)["value"]), _n(diff)])
+                           rate_cell(diff), percent(row.metric(output.CHANGED_SHARE).value), _n(diff)])
     return table
 
 
@@ -165,7 +180,7 @@ def conditioned(data: ReportData) -> Table:
                             "n wrong"])
     for row in data.rows:
         c, w = row.metric(output.GENUINE_CORRECT), row.metric(output.GENUINE_WRONG)
-        table.rows.append([row.model, temp_text(row.temperature), row.task, percent(row.metric(output.ACCURACY)["value"]),
+        table.rows.append([row.model, temp_text(row.temperature), row.task, percent(row.metric(output.ACCURACY).value),
                            rate_cell(c), _n(c), rate_cell(w), _n(w)])
     return table
 
@@ -181,7 +196,7 @@ def unjudged(data: ReportData) -> Table:
                   "(u, and u_ref for perturbed tasks).", ["model", "T", "task", "unjudged", "verdicts", "share %"])
     for row in data.rows:
         share = row.metric(output.UNJUDGED_SHARE)
-        count = row.metric(output.UNJUDGED)["value"]
+        count = row.metric(output.UNJUDGED).value
         table.rows.append([row.model, temp_text(row.temperature), row.task,
                            "—" if count is None else f"{count:g}", _n(share), rate_cell(share)])
     return table
