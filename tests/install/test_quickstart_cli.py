@@ -50,6 +50,26 @@ def test_forced_openai_judge_without_key_is_an_error() -> None:
         quickstart.choose_judge(_args("--judge", "openai"), {})
 
 
+def test_vllm_runs_in_bfloat16_only_where_the_cpu_computes_it(tmp_path: Path) -> None:
+    from uta_tasks.apps.quickstart.cpu_dtype import cpu_dtype, cpu_flags
+
+    cases = {
+        "flags\t\t: fpu sse2 avx avx2 fma\n": "float32",  # AVX2 only: oneDNN has no bf16 matmul
+        "flags\t\t: fpu avx2 avx512f avx512_bf16\n": "bfloat16",
+        "flags\t\t: fpu avx2 avx512f amx_bf16 amx_tile\n": "bfloat16",
+        "Features\t: fp asimd bf16 i8mm\n": "bfloat16",  # Arm
+    }
+    for text, dtype in cases.items():
+        path = tmp_path / "cpuinfo"
+        path.write_text("processor\t: 0\n" + text)
+        assert cpu_dtype(cpu_flags(path)) == dtype, text
+    assert cpu_flags(tmp_path / "missing") == frozenset() and cpu_dtype(frozenset()) == "float32"
+    args = _args("--limit", "1", "--output-path", str(tmp_path))
+    judge = quickstart.Judge("local", "smollm2-135m-instruct", "http://127.0.0.1:9/v1", quickstart.LOCAL_JUDGE_SETTINGS)
+    command = quickstart.lm_eval_command(args, Path("/models/smol"), judge, python="python")
+    assert f"dtype={cpu_dtype()}," in command[command.index("--model_args") + 1]
+
+
 def test_lm_eval_command_is_the_documented_one(tmp_path: Path) -> None:
     args = _args("--limit", "3", "--output-path", str(tmp_path))
     judge = quickstart.Judge("local", "smollm2-135m-instruct", "http://127.0.0.1:9/v1", quickstart.LOCAL_JUDGE_SETTINGS)

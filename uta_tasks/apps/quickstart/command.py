@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .cpu_dtype import cpu_dtype
 from .judge_choice import Judge
 
 DEFAULT_TASKS = "uta_ifbench,uta_ifbench_trunc,uta_ifbench_question"
@@ -32,7 +33,8 @@ def model_args(backend: str, model_dir: Path, max_model_len: int, seed: int) -> 
         seed: sampling seed for vLLM.
     """
     if backend == "vllm":
-        return f"pretrained={model_dir},dtype=bfloat16,max_model_len={max_model_len},seed={seed},enforce_eager=True"
+        return (f"pretrained={model_dir},dtype={cpu_dtype()},max_model_len={max_model_len},seed={seed},"
+                "enforce_eager=True")
     return f"pretrained={model_dir},dtype=float32,device=cpu"
 
 

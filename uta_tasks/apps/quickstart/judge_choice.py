@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .cpu_dtype import cpu_dtype
 from .errors import QuickstartError
 
 log = logging.getLogger("uta_tasks.apps.quickstart")
@@ -33,7 +34,7 @@ LOCAL_SERVERS = ("auto", "vllm", "llama")
 # slots and every core.
 LOCAL_REPETITION_PENALTY = 1.2
 LOCAL_VLLM_ARGS = (
-    "--dtype", "bfloat16", "--max-model-len", "4096", "--enforce-eager", "--seed", "0",
+    "--max-model-len", "4096", "--enforce-eager", "--seed", "0",
     "--generation-config", "vllm",
     "--override-generation-config", json.dumps({"repetition_penalty": LOCAL_REPETITION_PENALTY}),
     "--structured-outputs-config", json.dumps({"backend": "xgrammar", "disable_any_whitespace": True}),
@@ -176,8 +177,8 @@ def judge_endpoint(judge: Judge, log_dir: Path, model_dir: Path, env: Mapping[st
         log_path = log_dir / "judge-vllm-serve.log"
         log.info("starting the local judge (vllm serve on 127.0.0.1, ~30 s; log %s)", log_path)
         try:
-            with vllm_server(model_dir, log_path=log_path, served_name=judge.model, args=LOCAL_VLLM_ARGS,
-                             env=env) as server:
+            args = ("--dtype", cpu_dtype(), *LOCAL_VLLM_ARGS)
+            with vllm_server(model_dir, log_path=log_path, served_name=judge.model, args=args, env=env) as server:
                 log.info("local judge ready at %s (pid %d)", server.base_url, server.pid)
                 yield Judge(judge.kind, judge.model, server.base_url, judge.settings, judge.server)
         except VllmServerError as exc:
