@@ -23,8 +23,10 @@ pip_install() {
     local uv
     uv="$(dirname "$py")/uv"
     [[ -x "$uv" ]] || "$py" -m pip --no-input install -q "$UTA_UV_SPEC" >&2
-    # pip's semantics: the best version over every index, not uv's first index that has one
-    local flags=(--index-strategy unsafe-best-match) value
+    # pip's semantics: the best version over every index, not uv's first index that has one,
+    # and bytecode compiled at install (without it every process compiles torch's modules
+    # again where PYTHONDONTWRITEBYTECODE is set)
+    local flags=(--index-strategy unsafe-best-match --compile-bytecode) value
     value="$(_pip_setting "$py" PIP_INDEX_URL global.index-url)"
     [[ -z "$value" ]] || flags+=(--index-url "$value")
     for value in $(_pip_setting "$py" PIP_EXTRA_INDEX_URL global.extra-index-url); do flags+=(--extra-index-url "$value"); done
