@@ -23,10 +23,12 @@ pip_install() {
     local uv
     uv="$(dirname "$py")/uv"
     [[ -x "$uv" ]] || "$py" -m pip --no-input install -q "$UTA_UV_SPEC" >&2
-    # pip's semantics: the best version over every index, not uv's first index that has one,
-    # and bytecode compiled at install (without it every process compiles torch's modules
-    # again where PYTHONDONTWRITEBYTECODE is set)
-    local flags=(--index-strategy unsafe-best-match --compile-bytecode) value
+    # pip's semantics: the best version over every index, not uv's first index that has one;
+    # bytecode compiled at install (without it every process compiles torch's modules again
+    # where PYTHONDONTWRITEBYTECODE is set); files copied, not hardlinked from uv's cache
+    # (NLTK 3.10 refuses to open a multiply-linked data file, such as the punkt_tab that
+    # llama-index-core ships: "refusing multiply-linked file ... st_nlink=4")
+    local flags=(--index-strategy unsafe-best-match --compile-bytecode --link-mode copy) value
     value="$(_pip_setting "$py" PIP_INDEX_URL global.index-url)"
     [[ -z "$value" ]] || flags+=(--index-url "$value")
     for value in $(_pip_setting "$py" PIP_EXTRA_INDEX_URL global.extra-index-url); do flags+=(--extra-index-url "$value"); done
