@@ -216,8 +216,8 @@ def lm_eval_aggregation(spec: MetricSpec) -> Callable[[list], float]:
 
     A rate's NaN (a doc with no judged turn) never reaches lm-eval
     (:func:`lm_eval_doc_values`), so its ``mean`` is our ``nanmean``. lm-eval's own
-    ``nanmean`` would be bootstrapped: 100,000 resamples per row by default, about 80 s of
-    CPU per row at N = 1,319 on a 2-core machine (``perf/bootstrap_cost.py``).
+    ``nanmean`` would be bootstrapped: 100,000 resamples per row by default, about 20 s per
+    row at N = 1,319 on an idle 2-core machine (``perf/bootstrap_cost.py``).
 
     Args:
         spec: the metric.
