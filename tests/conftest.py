@@ -34,6 +34,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.standalone)
 
 
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The seconds of every ``time.sleep`` called during the test (a client's retry backoff,
+    say): "fails fast" is checked as "waited for nothing", not by the clock."""
+    import time
+
+    asked: list[float] = []
+    sleep = time.sleep
+
+    def recording(seconds: float) -> None:
+        asked.append(float(seconds))
+        sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", recording)
+    return asked
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _lm_eval_tasks_indexed_once():
     """lm-eval's own task folder is indexed once per session, not once per TaskManager
