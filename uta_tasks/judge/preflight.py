@@ -16,7 +16,10 @@ Checks in order:
    completion (an HTML page, ``{}``) all stop here. A plain rate limit passes with a
    warning: the run retries it.
 
-Each request is bounded by ``min(judge_timeout, 10)`` seconds and is not retried.
+Each request is bounded by ``min(judge_timeout, 10)`` seconds and is not retried, with
+one exception: with ``judge_start_wait`` above 0, an endpoint that refuses the connection
+(a judge server started beside lm_eval and still loading its model) is asked again every
+:data:`START_POLL_SECONDS` until it answers or the wait is over.
 Every failure raises :class:`JudgeConfigError` naming the setting and the fix, with
 secrets redacted.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 import openai
@@ -42,6 +46,7 @@ from .urls import warn_key_transport
 log = logging.getLogger(__name__)
 
 PREFLIGHT_TIMEOUT = 10.0
+START_POLL_SECONDS = 1.0
 PROBE_TOKENS = 16
 _SHOWN_MODELS = 10
 _MAX_ADJUSTMENTS = 4
@@ -88,10 +93,39 @@ def preflight(settings: JudgeSettings) -> None:
         timeout=min(settings.timeout, PREFLIGHT_TIMEOUT),
     )
     try:
+        _wait_until_listening(client, settings, key)
         _check_model_listed(client, settings, key)
         _probe_completion(client, settings, key)
     finally:
         client.close()
+
+
+def _wait_until_listening(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
+    """Ask ``GET /models`` again while the endpoint refuses connections, for at most
+    ``judge_start_wait`` seconds; any answer (even an error status) ends the wait."""
+    if settings.start_wait <= 0:
+        return
+    started = time.monotonic()
+    told = False
+    while True:
+        try:
+            client.models.with_raw_response.list()
+            break
+        except openai.APIStatusError:
+            break
+        except openai.APITimeoutError as exc:
+            raise _connection_error(settings, exc, key) from None
+        except openai.APIConnectionError as exc:
+            waited = time.monotonic() - started
+            if waited + START_POLL_SECONDS > settings.start_wait:
+                raise _connection_error(settings, exc, key, waited=waited) from None
+            if not told:
+                log.info("judge endpoint %s does not accept connections yet; trying again every %g s for up to "
+                         "%g s (judge_start_wait)", settings.base_url, START_POLL_SECONDS, settings.start_wait)
+                told = True
+            time.sleep(START_POLL_SECONDS)
+    if told:
+        log.info("judge endpoint %s answers after %.0f s", settings.base_url, time.monotonic() - started)
 
 
 def _check_model_listed(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
@@ -229,10 +263,18 @@ def _key_error(settings: JudgeSettings, exc: openai.APIStatusError, key: str | N
     )
 
 
-def _connection_error(settings: JudgeSettings, exc: Exception, key: str | None) -> JudgeConfigError:
+def _connection_error(settings: JudgeSettings, exc: Exception, key: str | None,
+                      waited: float | None = None) -> JudgeConfigError:
     what = "timed out" if isinstance(exc, openai.APITimeoutError) else "cannot be reached"
+    if waited is None:
+        within = f"within {min(settings.timeout, PREFLIGHT_TIMEOUT):g}s"
+        wait_hint = ("; a server that is still starting can be waited for with judge_start_wait=<seconds>"
+                     if settings.start_wait <= 0 and what == "cannot be reached" else "")
+    else:
+        within = f"after trying for {waited:.0f}s (judge_start_wait={settings.start_wait:g})"
+        wait_hint = "; raise judge_start_wait if the server needs longer to start"
     return JudgeConfigError(
-        f"judge_base_url={settings.base_url!r} {what} within {min(settings.timeout, PREFLIGHT_TIMEOUT):g}s "
+        f"judge_base_url={settings.base_url!r} {what} {within} "
         f"({redact(type(exc).__name__ + ': ' + str(exc), key)}). Start the server or fix judge_base_url "
-        "(or OPENAI_BASE_URL); pass judge=none to skip judging."
+        f"(or OPENAI_BASE_URL){wait_hint}; pass judge=none to skip judging."
     )

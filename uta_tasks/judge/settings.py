@@ -67,6 +67,7 @@ class JudgeSettings:
         concurrency: Requests in flight at the start (the window then adapts, see :mod:`.concurrency`).
         concurrency_max: Largest window; at or below ``concurrency`` the window is fixed.
         timeout: Seconds one request may take in total.
+        start_wait: Seconds the preflight keeps trying an endpoint that refuses connections.
         max_retries: Retries after the first attempt (attempts = max_retries + 1).
         rate_limit_wait: Seconds of rate-limit waits an item may spend before rate-limited
             answers count against ``max_retries`` (see :mod:`.client`).
@@ -93,6 +94,7 @@ class JudgeSettings:
     concurrency: int = _default("concurrency")
     concurrency_max: int = _default("concurrency_max")
     timeout: float = _default("timeout")
+    start_wait: float = _default("start_wait")
     max_retries: int = _default("max_retries")
     rate_limit_wait: float = _default("rate_limit_wait")
     backoff_base: float = _default("backoff_base")

@@ -156,6 +156,7 @@ def llama_server(
     ready_timeout: float = 120.0,
     extra_args: Sequence[str] = (),
     log_path: str | Path | None = None,
+    port: int | None = None,
 ) -> Iterator[LocalServer]:
     """Start llama-server on a free 127.0.0.1 port and yield its base URL (``.../v1``),
     a :class:`LocalServer` string. The process is stopped when the context exits.
@@ -174,6 +175,7 @@ def llama_server(
         ready_timeout: Seconds to wait for ``/health`` to answer 200.
         extra_args: More llama-server arguments.
         log_path: Where the server's output goes (default: a temporary file, removed after).
+        port: The port (default: a free one).
     """
     if model_path is None:
         from uta_tasks.embedded.smollm2 import gguf_path
@@ -182,7 +184,7 @@ def llama_server(
         alias = alias or MODEL_ALIAS
     alias = alias or default_alias(model_path)
     binary = find_binary()
-    port = free_port()
+    port = port or free_port()
     own_log = log_path is None
     log_file = Path(log_path) if log_path else Path(tempfile.mkstemp(prefix="uta-llama-server-", suffix=".log")[1])
     command = [
