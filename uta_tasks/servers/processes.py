@@ -15,12 +15,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 log = logging.getLogger(__name__)
 
 _STOP_GRACE = (("SIGINT", 10.0), ("SIGTERM", 10.0), ("SIGKILL", 5.0))
 _HEARTBEAT_SECONDS = 60.0
+WATCH_SECONDS = 1.0
 _PR_SET_PDEATHSIG = 1
 
 
@@ -64,13 +65,16 @@ def _heartbeat(done: threading.Event, started: float, what: str) -> None:
         log.info("%s still running (%s elapsed)", what, elapsed(started))
 
 
-def run_child(command: Sequence[str], env: Mapping[str, str], what: str) -> int:
+def run_child(command: Sequence[str], env: Mapping[str, str], what: str,
+              alongside: Callable[[], None] | None = None) -> int:
     """Run a command in its own process group with a heartbeat; stop the group on any exit.
 
     Args:
         command: the command line.
         env: its environment.
         what: its name in logs.
+        alongside: called every :data:`WATCH_SECONDS` while the command runs, to watch what
+            runs beside it (a server it needs); whatever it raises stops the command.
     """
     started = time.monotonic()
     process = subprocess.Popen(
@@ -80,7 +84,12 @@ def run_child(command: Sequence[str], env: Mapping[str, str], what: str) -> int:
     beat = threading.Thread(target=_heartbeat, args=(done, started, what), daemon=True)
     beat.start()
     try:
-        return process.wait()
+        while True:
+            try:
+                return process.wait(timeout=WATCH_SECONDS)
+            except subprocess.TimeoutExpired:
+                if alongside is not None:
+                    alongside()
     finally:
         done.set()
         if process.poll() is None:

@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from uta_tasks.servers.processes import new_group_dying_with_parent, stop_group
@@ -41,12 +41,25 @@ class VllmServer:
         model: the name it serves (``--served-model-name``).
         pid: the server's process id (leader of its process group).
         log_path: where its output goes.
+        port: its port on 127.0.0.1.
+        process: the process, for :meth:`check_running`.
     """
 
     base_url: str
     model: str
     pid: int
     log_path: Path
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = field(default=None, compare=False, repr=False)
+
+    def healthy(self) -> bool:
+        """True once ``/health`` answers 200."""
+        return _healthy(self.port)
+
+    def check_running(self) -> None:
+        """Raise :class:`VllmServerError` (with its log's end) if the server has exited."""
+        if self.process is not None and self.process.poll() is not None:
+            raise VllmServerError(f"vllm serve exited with code {self.process.returncode}:\n{_tail(self.log_path)}")
 
 
 def serve_command(model: str | Path, port: int, served_name: str, args: Sequence[str] = ()) -> list[str]:
@@ -89,9 +102,14 @@ def vllm_server(
     env: Mapping[str, str] | None = None,
     ready_timeout: float = 600.0,
     port: int | None = None,
+    wait: bool = True,
 ) -> Iterator[VllmServer]:
     """Start ``vllm serve`` on a free 127.0.0.1 port, wait until it is healthy, yield it,
     and stop its process group when the block ends.
+
+    With ``wait=False`` it is yielded at once, still starting: the caller polls
+    :meth:`VllmServer.healthy` and :meth:`VllmServer.check_running` (the quickstart runs
+    lm_eval meanwhile, and the judge's preflight waits for it, ``judge_start_wait``).
 
     Args:
         model: Hugging Face id or folder.
@@ -101,6 +119,7 @@ def vllm_server(
         env: its environment (default: this process's).
         ready_timeout: seconds to wait for ``/health``.
         port: the port (default: a free one).
+        wait: wait until it is healthy before yielding.
 
     Raises:
         VllmServerError: it exited or was not healthy in time.
@@ -116,14 +135,14 @@ def vllm_server(
             command, env=dict(env if env is not None else os.environ), stdin=subprocess.DEVNULL,
             stdout=sink, stderr=subprocess.STDOUT, preexec_fn=new_group_dying_with_parent,
         )
+    server = VllmServer(f"http://127.0.0.1:{port}/v1", name, process.pid, log_path, port, process)
     try:
         deadline = time.monotonic() + ready_timeout
-        while not _healthy(port):
-            if process.poll() is not None:
-                raise VllmServerError(f"vllm serve exited with code {process.returncode}:\n{_tail(log_path)}")
+        while wait and not server.healthy():
+            server.check_running()
             if time.monotonic() > deadline:
                 raise VllmServerError(f"vllm serve was not healthy after {ready_timeout:g} s:\n{_tail(log_path)}")
             time.sleep(_POLL_SECONDS)
-        yield VllmServer(f"http://127.0.0.1:{port}/v1", name, process.pid, log_path)
+        yield server
     finally:
         stop_group(process)

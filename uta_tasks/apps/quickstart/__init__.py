@@ -4,7 +4,8 @@
 2. picks the judge: ``--judge-base-url`` if given, else the OpenAI API when
    ``OPENAI_API_KEY`` is set (the default ``judge_model``, the paper's judge), else the same 135M model on its own
    ``vllm serve`` on 127.0.0.1 (llama-server without vLLM), which checks the plumbing and
-   measures nothing;
+   measures nothing; that server starts beside lm_eval, whose check before generation
+   waits for it (``judge_start_wait``);
 3. runs the real ``lm_eval --model vllm ... --tasks uta_ifbench,uta_ifbench_trunc,
    uta_ifbench_question`` with small generation limits, so it fits a 2-core CPU;
 4. prints lm-eval's results table, a short summary (verdicts whose label and genuine
@@ -27,11 +28,12 @@ from uta_tasks.servers.processes import run_child, stop_group
 from .cli import main, parse_args
 from .command import DEFAULT_TASKS, child_env, lm_eval_command, model_args, task_metadata
 from .errors import QuickstartError
-from .judge_choice import LOCAL_JUDGE_SETTINGS, Judge, choose_judge, judge_endpoint
+from .judge_choice import LOCAL_JUDGE_SETTINGS, Judge, JudgeService, choose_judge, judge_endpoint, local_judge_settings
 from .summary import find_results, summary_table
 
 __all__ = [
-    "DEFAULT_TASKS", "LOCAL_JUDGE_SETTINGS", "Judge", "QuickstartError", "child_env",
-    "choose_judge", "find_results", "judge_endpoint", "lm_eval_command", "main", "model_args", "parse_args",
+    "DEFAULT_TASKS", "LOCAL_JUDGE_SETTINGS", "Judge", "JudgeService", "QuickstartError", "child_env",
+    "choose_judge", "find_results", "judge_endpoint", "lm_eval_command", "local_judge_settings", "main",
+    "model_args", "parse_args",
     "run_child", "stop_group", "summary_table", "task_metadata",
 ]

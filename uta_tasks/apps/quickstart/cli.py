@@ -143,16 +143,19 @@ def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int,
     args.output_path.mkdir(parents=True, exist_ok=True)
     log.info("step 2/3: judge: %s", judge.kind)
     with contextlib.ExitStack() as stack:
-        with phases.phase("judge start"):
-            judge = stack.enter_context(judge_endpoint(judge, args.output_path, model_dir, child_env(os.environ)))
+        entered = time.monotonic()
+        service = stack.enter_context(judge_endpoint(judge, args.output_path, model_dir, child_env(os.environ)))
+        if not service.started_beside:  # a judge starting beside lm_eval takes no time of its own
+            phases.add("judge start", time.monotonic() - entered)
+        judge = service.judge
         command = lm_eval_command(args, model_dir, judge)
-        log.info("step 3/3: running lm_eval (vLLM engine start ~20 s, then generation and judging):\n  %s",
+        log.info("step 3/3: running lm_eval (vLLM engine start about 1 min, then generation and judging):\n  %s",
                  shlex.join(command))
         log.info("lm_eval may warn that the chat template is not applied: %s, so that warning does "
                  "not concern them", UTA_RENDERS_ITSELF)
         run_started = time.time()
         with phases.phase("lm_eval"):
-            code = run_child(command, child_env(os.environ), "lm_eval")
+            code = run_child(command, child_env(os.environ), "lm_eval", alongside=service.watch)
     if code != 0:
         log.error("lm_eval failed with exit code %d; its output above says why", code)
         return code, args.output_path, judge

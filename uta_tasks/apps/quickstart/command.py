@@ -13,9 +13,13 @@ from .cpu_dtype import cpu_dtype
 from .judge_choice import Judge
 
 DEFAULT_TASKS = "uta_ifbench,uta_ifbench_trunc,uta_ifbench_question"
-# Environment for lm_eval; a value the user already set wins.
+# Environment for lm_eval and the local judge server; a value the user already set wins.
+# vLLM's CPU backend keeps one core for its scheduler process by default; the model then
+# computes on the others, and on 2 cores on one: with none kept, this machine's quickstart
+# judged its 19 calls in 76 s instead of 147 s, and generated both passes in 54 s instead of 70 s.
 CHILD_ENV_DEFAULTS = {
     "VLLM_CPU_KVCACHE_SPACE": "1",
+    "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
     "VLLM_NO_USAGE_STATS": "1",
     "DO_NOT_TRACK": "1",
     "HF_HUB_OFFLINE": "1",

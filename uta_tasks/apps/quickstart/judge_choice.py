@@ -8,13 +8,15 @@ import importlib.util
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .cpu_dtype import cpu_dtype
 from .errors import QuickstartError
+from .phases import clock
 
 log = logging.getLogger("uta_tasks.apps.quickstart")
 
@@ -46,6 +48,9 @@ LOCAL_CTX = LOCAL_SLOTS * 4096
 # Pre-labels are on for this judge only: its verdicts measure nothing, and a 135M judge
 # calls a verbatim copy of the question genuine, where the rules say what it is (the
 # manual's "Pre-labels", docs/judge.md; off by default elsewhere until validated on a strong judge).
+# The local vLLM judge starts beside lm_eval (its ~1-1.5 min start overlaps lm_eval's own
+# engine start and generation): the preflight waits for it, at most this long.
+LOCAL_START_WAIT = 600
 LOCAL_JUDGE_SETTINGS = {
     "judge_prelabel": "on",
     "judge_concurrency": 16,
@@ -83,6 +88,8 @@ def local_judge_settings(kind: str) -> dict[str, Any]:
     settings: dict[str, Any] = dict(LOCAL_JUDGE_SETTINGS)
     if kind == "llama":
         settings["judge_concurrency"] = LOCAL_SLOTS
+    else:
+        settings["judge_start_wait"] = LOCAL_START_WAIT
     settings["judge_cache_namespace"] = f"quickstart-{kind}-rp{LOCAL_REPETITION_PENALTY}"
     return settings
 
@@ -158,9 +165,34 @@ def choose_judge(args: argparse.Namespace, environ: Mapping[str, str]) -> Judge:
     return Judge("local", MODEL_ALIAS, settings=local_judge_settings(server), server=server)
 
 
+def _no_watch() -> None:
+    """Nothing runs beside lm_eval that needs watching."""
+
+
+@dataclass(frozen=True)
+class JudgeService:
+    """The judge as lm_eval will reach it.
+
+    Attributes:
+        judge: the judge, its base URL known.
+        watch: called every second while lm_eval runs; raises :class:`QuickstartError` when
+            a local judge server that started beside lm_eval has stopped.
+        started_beside: True when the server still starts while lm_eval runs (the
+            preflight waits for it, ``judge_start_wait``), so starting it took no time of its own.
+    """
+
+    judge: Judge
+    watch: Callable[[], None] = _no_watch
+    started_beside: bool = False
+
+
 @contextlib.contextmanager
-def judge_endpoint(judge: Judge, log_dir: Path, model_dir: Path, env: Mapping[str, str]) -> Iterator[Judge]:
+def judge_endpoint(judge: Judge, log_dir: Path, model_dir: Path, env: Mapping[str, str]) -> Iterator[JudgeService]:
     """Yield the judge with its base URL; for a local judge, its server runs meanwhile.
+
+    The local vLLM judge is yielded while it still starts: lm_eval loads its own engine and
+    generates meanwhile, and its preflight waits for the judge (``judge_start_wait``).
+    llama-server starts in about a second and is waited for.
 
     Args:
         judge: the chosen judge.
@@ -169,20 +201,31 @@ def judge_endpoint(judge: Judge, log_dir: Path, model_dir: Path, env: Mapping[st
         env: the server's environment.
     """
     if judge.kind != "local":
-        yield judge
+        yield JudgeService(judge)
         return
     if judge.server == "vllm":
         from uta_tasks.servers.vllm_server import VllmServerError, vllm_server
 
         log_path = log_dir / "judge-vllm-serve.log"
-        log.info("starting the local judge (vllm serve on 127.0.0.1, ~30 s; log %s)", log_path)
-        try:
-            args = ("--dtype", cpu_dtype(), *LOCAL_VLLM_ARGS)
-            with vllm_server(model_dir, log_path=log_path, served_name=judge.model, args=args, env=env) as server:
-                log.info("local judge ready at %s (pid %d)", server.base_url, server.pid)
-                yield Judge(judge.kind, judge.model, server.base_url, judge.settings, judge.server)
-        except VllmServerError as exc:
-            raise QuickstartError(f"the local judge did not start: {exc}") from None
+        log.info("starting the local judge beside lm_eval (vllm serve on 127.0.0.1, about 1 min; log %s)", log_path)
+        args = ("--dtype", cpu_dtype(), *LOCAL_VLLM_ARGS)
+        with vllm_server(model_dir, log_path=log_path, served_name=judge.model, args=args, env=env,
+                         wait=False) as server:
+            started = time.monotonic()
+            ready: list[float] = []
+
+            def watch() -> None:
+                try:
+                    server.check_running()
+                except VllmServerError as exc:
+                    raise QuickstartError(f"the local judge stopped: {exc}") from None
+                if not ready and server.healthy():
+                    ready.append(time.monotonic() - started)
+                    log.info("local judge ready at %s (pid %d), %s after its start", server.base_url, server.pid,
+                             clock(ready[0]))
+
+            yield JudgeService(Judge(judge.kind, judge.model, server.base_url, judge.settings, judge.server),
+                               watch, started_beside=True)
         log.info("local judge stopped")
         return
     from uta_tasks.servers.llama_server import LocalServerError, llama_server
@@ -193,7 +236,7 @@ def judge_endpoint(judge: Judge, log_dir: Path, model_dir: Path, env: Mapping[st
         with llama_server(parallel=LOCAL_SLOTS, ctx_size=LOCAL_CTX, threads=os.cpu_count() or 1, log_path=log_path,
                           extra_args=("--repeat-penalty", str(LOCAL_REPETITION_PENALTY))) as url:
             log.info("local judge ready at %s (pid %d)", url, url.pid)
-            yield Judge(judge.kind, judge.model, str(url), judge.settings, judge.server)
+            yield JudgeService(Judge(judge.kind, judge.model, str(url), judge.settings, judge.server))
     except LocalServerError as exc:
         raise QuickstartError(f"the local judge did not start: {exc}") from None
     log.info("local judge stopped")

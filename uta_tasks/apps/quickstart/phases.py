@@ -54,7 +54,16 @@ class Phases:
         try:
             yield
         finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - started
+            self.add(name, time.monotonic() - started)
+
+    def add(self, name: str, seconds: float) -> None:
+        """Count ``seconds`` to phase ``name``.
+
+        Args:
+            name: the phase.
+            seconds: its duration.
+        """
+        self.seconds[name] = self.seconds.get(name, 0.0) + seconds
 
     def line(self) -> str:
         """``time per phase: setup 4m10s, model 0m01s, ...; total 7m02s``."""
