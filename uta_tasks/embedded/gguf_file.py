@@ -93,6 +93,8 @@ class GGUFFile:
         """Parse the header, metadata and tensor table of ``path`` (tensor data is read lazily)."""
         path = Path(path)
         with path.open("rb") as handle:
+            if not path.stat().st_size:
+                raise GGUFError(f"{path} is empty")
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         try:
             return _parse(path, mapped)
