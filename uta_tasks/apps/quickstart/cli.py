@@ -131,7 +131,7 @@ def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int,
 
     with phases.phase("model"):
         if args.model_dir is None:
-            log.info("step 1/3: preparing SmolLM2-135M-Instruct in %s (about 30 s the first time)",
+            log.info("step 1/3: preparing SmolLM2-135M-Instruct in %s (a few seconds the first time)",
                      smollm2.default_dir())
             try:
                 model_dir = smollm2.prepare()
