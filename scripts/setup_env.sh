@@ -175,7 +175,7 @@ step_llama() {
 }
 
 step_model() {
-    say "model: preparing SmolLM2-135M-Instruct if missing (about 30 s the first time)"
+    say "model: preparing SmolLM2-135M-Instruct if missing (a few seconds the first time)"
     "$VPY" -m uta_tasks.embedded.smollm2 >/dev/null
 }
 
