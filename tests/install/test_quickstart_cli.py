@@ -96,6 +96,10 @@ def test_child_env_keeps_user_values() -> None:
     assert env["VLLM_CPU_KVCACHE_SPACE"] == "4"
     assert env["VLLM_NO_USAGE_STATS"] == "1"
     assert env["HF_HUB_OFFLINE"] == "1"
+    assert env["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"  # the model computes on every core
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in env  # the judge's vllm serve keeps its engine process
+    lm_eval = quickstart.child_env({"VLLM_ENABLE_V1_MULTIPROCESSING": "1"}, {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"})
+    assert lm_eval["VLLM_ENABLE_V1_MULTIPROCESSING"] == "1"  # the user's value wins over lm_eval's default
 
 
 def test_summary_table_reads_lm_eval_results() -> None:

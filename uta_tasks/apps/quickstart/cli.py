@@ -19,7 +19,7 @@ from uta_tasks.lm_eval_compat.logs import UTA_RENDERS_ITSELF
 from uta_tasks.runs import RunFiles, load_run
 from uta_tasks.servers.processes import elapsed, run_child
 
-from .command import DEFAULT_TASKS, child_env, lm_eval_command
+from .command import DEFAULT_TASKS, LM_EVAL_ENV_DEFAULTS, child_env, lm_eval_command
 from .errors import QuickstartError
 from .judge_choice import LOCAL_SERVERS, Judge, choose_judge, judge_endpoint
 from .phases import Phases
@@ -155,7 +155,7 @@ def _steps(args: argparse.Namespace, judge: Judge, phases: Phases) -> tuple[int,
                  "not concern them", UTA_RENDERS_ITSELF)
         run_started = time.time()
         with phases.phase("lm_eval"):
-            code = run_child(command, child_env(os.environ), "lm_eval", alongside=service.watch)
+            code = run_child(command, child_env(os.environ, LM_EVAL_ENV_DEFAULTS), "lm_eval", alongside=service.watch)
     if code != 0:
         log.error("lm_eval failed with exit code %d; its output above says why", code)
         return code, args.output_path, judge

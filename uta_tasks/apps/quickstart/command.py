@@ -83,9 +83,21 @@ def task_metadata(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def child_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The environment of lm_eval: offline hubs and vLLM's CPU settings, user values kept."""
+# lm_eval only (the judge's `vllm serve` needs its engine in a process of its own): vLLM's
+# engine and worker run inside lm_eval's process instead of two more processes that each
+# import torch and vLLM again (on 2 cores, beside the judge's start, 20-35 s each).
+LM_EVAL_ENV_DEFAULTS = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+
+
+def child_env(environ: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of lm_eval and the judge server: offline hubs and vLLM's CPU settings,
+    user values kept.
+
+    Args:
+        environ: this process's environment.
+        extra: more defaults (:data:`LM_EVAL_ENV_DEFAULTS` for lm_eval).
+    """
     env = dict(environ)
-    for key, value in CHILD_ENV_DEFAULTS.items():
+    for key, value in {**CHILD_ENV_DEFAULTS, **(extra or {})}.items():
         env.setdefault(key, value)
     return env
