@@ -20,8 +20,14 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 SESSION_MODEL_FIXTURES = frozenset({"hf_lm", "llama_url", "vllm_server", "uta_real_run"})
 # Slow test files that need none of them but run beside them all the same, to even out the
 # two processes: the standalone tests were the longer side (fast + standalone 32 min, the
-# session side 21 min on a 2-core machine), and the quickstart's two runs take about 6 min.
-BESIDE_THE_SESSION = frozenset({"tests/install/test_quickstart_run.py"})
+# session side 21 min on a 2-core machine), and the quickstart's two runs take about 6 min;
+# the converter's equality test and the dying judge server about 1.5 min more (standalone
+# side 34 min, session side 28.5 min in the rehearsal before they moved).
+BESIDE_THE_SESSION = frozenset({
+    "tests/install/test_quickstart_run.py",
+    "tests/install/test_quickstart_judge_beside.py",
+    "tests/embedded/test_smollm2_equals_transformers.py",
+})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

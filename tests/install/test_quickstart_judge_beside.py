@@ -21,19 +21,22 @@ def test_the_local_vllm_judge_is_waited_for_by_the_preflight() -> None:
 
 
 def test_a_failing_watch_stops_the_command_it_watches(tmp_path: Path) -> None:
-    marker = tmp_path / "still-running"
-    code = f"import pathlib, time; time.sleep(2); pathlib.Path({str(marker)!r}).write_text('x'); time.sleep(60)"
+    pid_file = tmp_path / "child.pid"
+    code = f"import os, pathlib, time; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(600)"
     calls: list[int] = []
 
     def watch() -> None:
+        if not pid_file.is_file() or not pid_file.read_text():
+            return  # the command has not started yet
         calls.append(1)
-        if len(calls) == 1:
-            raise QuickstartError("the local judge stopped: exit 1")
+        raise QuickstartError("the local judge stopped: exit 1")
 
     with pytest.raises(QuickstartError, match="local judge stopped"):
         run_child([sys.executable, "-c", code], {}, "child", alongside=watch)
-    assert calls == [1]
-    assert not marker.exists()  # stopped after the first watch, before it wrote
+    assert calls == [1]  # the first failing watch ended it
+    child = int(pid_file.read_text())
+    stat = Path(f"/proc/{child}/stat")
+    assert not stat.exists() or stat.read_text().split()[2] == "Z"  # stopped, not left sleeping
 
 
 @pytest.mark.slow
