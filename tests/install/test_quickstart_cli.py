@@ -4,6 +4,7 @@ command line, the child environment and the summary table."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -134,9 +135,8 @@ def test_stop_group_ends_a_child_and_its_children(tmp_path: Path) -> None:
         assert time.monotonic() < deadline, "the child did not start its grandchild"
         time.sleep(0.1)
     grandchild = int(pid_file.read_text())
-    started = time.monotonic()
     quickstart.stop_group(process)
     assert process.poll() is not None
-    assert time.monotonic() - started < 30
+    assert process.returncode == -signal.SIGTERM  # ignored SIGINT, ended by the next step, not by SIGKILL
     time.sleep(0.2)
     assert not Path(f"/proc/{grandchild}").exists() or "Z" in Path(f"/proc/{grandchild}/stat").read_text().split()[2]
