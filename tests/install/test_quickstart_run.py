@@ -47,6 +47,16 @@ def _alive(pids: set[int]) -> list[str]:
     return left
 
 
+def _is_judge_server(child: psutil.Process) -> bool:
+    """Whether a child is the judge server; a child that ended between listing and reading
+    (a zombie, or gone: vLLM's short-lived helpers end at any time) is not."""
+    try:
+        line = " ".join(child.cmdline())
+        return "vllm.entrypoints.cli.main serve" in line or "llama-server" in child.name()
+    except psutil.NoSuchProcess:  # ZombieProcess is one
+        return False
+
+
 def test_quickstart_end_to_end_with_the_local_judge(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = subprocess.run(_command(out, 2), env=_env(tmp_path), stdin=subprocess.DEVNULL,
@@ -80,8 +90,7 @@ def test_ctrl_c_mid_run_stops_every_process(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "lm_eval's vLLM engine never started"
             for child in psutil.Process(process.pid).children(recursive=True):
                 seen.add(child.pid)
-                line = " ".join(child.cmdline())
-                judge = judge or "vllm.entrypoints.cli.main serve" in line or "llama-server" in child.name()
+                judge = judge or _is_judge_server(child)
             engine = "Initializing a V1 LLM engine" in log.read_text()  # the judge server logs to its own file
             time.sleep(1)
         assert judge, "the local judge server was not running beside lm_eval"
