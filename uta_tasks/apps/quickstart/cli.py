@@ -40,7 +40,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         description="Run the user-turn probe with SmolLM2-135M-Instruct through lm_eval, on the CPU.",
     )
     parser.add_argument("--tasks", default=DEFAULT_TASKS, help="comma-separated uta tasks (default: %(default)s)")
-    parser.add_argument("--limit", type=int, default=10, help="documents per task (default: %(default)s)")
+    parser.add_argument("--limit", type=int, default=5, help="documents per task (default: %(default)s)")
     parser.add_argument("--output-path", type=Path, default=Path("out/quickstart"),
                         help="lm-eval --output_path; results, samples and the judge log go here (default: %(default)s)")
     parser.add_argument("--backend", choices=("vllm", "hf"), default="vllm", help="lm-eval --model (default: %(default)s)")
