@@ -93,30 +93,34 @@ def preflight(settings: JudgeSettings) -> None:
         timeout=min(settings.timeout, PREFLIGHT_TIMEOUT),
     )
     try:
-        _wait_until_listening(client, settings, key)
         _check_model_listed(client, settings, key)
         _probe_completion(client, settings, key)
     finally:
         client.close()
 
 
-def _wait_until_listening(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
-    """Ask ``GET /models`` again while the endpoint refuses connections, for at most
-    ``judge_start_wait`` seconds; any answer (even an error status) ends the wait."""
-    if settings.start_wait <= 0:
-        return
+def _list_models(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> str:
+    """The body of ``GET /models``; an error status is raised as such.
+
+    While the endpoint refuses connections it is asked again every :data:`START_POLL_SECONDS`,
+    for at most ``judge_start_wait`` seconds (none when that is 0); any answer ends the wait.
+    """
     started = time.monotonic()
     told = False
     while True:
         try:
-            client.models.with_raw_response.list()
+            text = client.models.with_raw_response.list().text
             break
         except openai.APIStatusError:
-            break
+            if told:
+                log.info("judge endpoint %s answers after %.0f s", settings.base_url, time.monotonic() - started)
+            raise
         except openai.APITimeoutError as exc:
             raise _connection_error(settings, exc, key) from None
         except openai.APIConnectionError as exc:
             waited = time.monotonic() - started
+            if settings.start_wait <= 0:
+                raise _connection_error(settings, exc, key) from None
             if waited + START_POLL_SECONDS > settings.start_wait:
                 raise _connection_error(settings, exc, key, waited=waited) from None
             if not told:
@@ -126,18 +130,17 @@ def _wait_until_listening(client: openai.OpenAI, settings: JudgeSettings, key: s
             time.sleep(START_POLL_SECONDS)
     if told:
         log.info("judge endpoint %s answers after %.0f s", settings.base_url, time.monotonic() - started)
+    return text
 
 
 def _check_model_listed(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
     try:
-        text = client.models.with_raw_response.list().text
+        text = _list_models(client, settings, key)
     except openai.APIStatusError as exc:
         if exc.status_code in (401, 403):
             raise _key_error(settings, exc, key) from None
         log.info("judge endpoint does not list models (HTTP %s); the test completion decides", exc.status_code)
         return
-    except openai.APIConnectionError as exc:
-        raise _connection_error(settings, exc, key) from None
     listed = _model_ids(settings, text)
     if not listed or settings.model in listed:
         return

@@ -43,14 +43,14 @@ LOCAL_VLLM_ARGS = (
 )
 LOCAL_SLOTS = 2
 LOCAL_CTX = LOCAL_SLOTS * 4096
+# The local vLLM judge starts beside lm_eval (its ~1-1.5 min start overlaps lm_eval's own
+# engine start and generation): the preflight waits for it, at most this long.
+LOCAL_START_WAIT = 600
 # Bounded replies: a verdict takes ~35 tokens with the settings above; 128 leaves room
 # and cuts a runaway reply early (it is then unjudged, and counted as such).
 # Pre-labels are on for this judge only: its verdicts measure nothing, and a 135M judge
 # calls a verbatim copy of the question genuine, where the rules say what it is (the
 # manual's "Pre-labels", docs/judge.md; off by default elsewhere until validated on a strong judge).
-# The local vLLM judge starts beside lm_eval (its ~1-1.5 min start overlaps lm_eval's own
-# engine start and generation): the preflight waits for it, at most this long.
-LOCAL_START_WAIT = 600
 LOCAL_JUDGE_SETTINGS = {
     "judge_prelabel": "on",
     "judge_concurrency": 16,
