@@ -225,3 +225,58 @@ def test_a_pasted_placeholder_fails_as_it_would_in_a_shell(monkeypatch, capsys):
     (words,) = _commands_of_block('uta-eval --tasks uta_gsm8k --plan --plan_price "$IN,$OUT"\n')
     assert words[-1] == "$IN,$OUT", "an unknown variable stays as pasted"
     assert call(Command("page.md", 1, tuple(words)), monkeypatch) != 0
+
+
+# In a fresh interpreter: vLLM's own command line parses each `vllm serve` line of the pages
+# (argv as JSON on stdin); prints one JSON list of [exit code, stderr tail] per line.
+VLLM_PARSE = r"""
+import argparse, contextlib, io, json, sys
+from vllm.entrypoints.cli.main import main
+
+class Parsed(BaseException):
+    pass
+
+original = argparse.ArgumentParser.parse_args
+depth = 0
+def parse_args(self, *args, **kwargs):
+    global depth
+    depth += 1
+    try:
+        result = original(self, *args, **kwargs)
+    finally:
+        depth -= 1
+    if depth == 0:
+        raise Parsed()
+    return result
+argparse.ArgumentParser.parse_args = parse_args
+
+outcomes = []
+for argv in json.load(sys.stdin):
+    sys.argv = argv
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            main()
+        outcomes.append([1, "ran past parsing"])
+    except Parsed:
+        outcomes.append([0, ""])
+    except SystemExit as exc:
+        outcomes.append([exc.code if isinstance(exc.code, int) else 1, err.getvalue()[-1500:]])
+print("OUTCOMES " + json.dumps(outcomes))
+"""
+
+
+@pytest.mark.slow  # imports vLLM (about 30 s on 2 cores); runs where vLLM is installed (make test's .venv)
+def test_vllm_serve_lines_parse_with_vllms_own_parser():
+    import json
+
+    lines = [c for c in ALL if c.words[0] == "vllm"]
+    assert lines and all(c.words[1] == "serve" for c in lines)
+    argvs = [list(c.words) for c in lines] + [["vllm", "serve", "org/model", "--no-such-flag"]]
+    done = subprocess.run([sys.executable, "-c", VLLM_PARSE], input=json.dumps(argvs), capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcomes = json.loads(done.stdout.rsplit("OUTCOMES ", 1)[1])
+    *ours, refused = outcomes
+    assert refused[0] == 2 and "--no-such-flag" in refused[1], "the parser refuses a flag it does not know"
+    assert [f"{c.where}: {err}" for c, (code, err) in zip(lines, ours) if code != 0] == []
