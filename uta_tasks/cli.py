@@ -6,7 +6,9 @@ folders through the ``lm_eval.tasks`` entry point (which this package declares),
 is added; elsewhere the uta task folder is appended to the include path of every
 ``TaskManager`` of this process, once. lm-eval's "chat template is not applied" warning is
 said once in its true sense: the uta tasks always apply the model's own template.
-``--plan`` prints what the run will generate, judge and cost, and runs nothing.
+``--plan`` prints what the run will generate, judge and cost, and runs nothing; ``--help`` says
+what uta adds (the tasks, ``uta:NAME``, ``--metadata`` and its settings page, ``--plan`` and its
+flags) before lm-eval's own help.
 """
 
 from __future__ import annotations
@@ -15,6 +17,31 @@ import sys
 
 from uta_tasks import TASKS_DIR
 from uta_tasks import lm_eval_compat as compat
+
+HELP_FLAGS = frozenset({"-h", "--help"})
+# What uta adds to lm-eval's command line; the --plan flags are listed from the plan's own parser.
+USES = """\
+uta-eval: lm-eval's command line with the uta tasks already visible. Every lm-eval flag
+passes through; lm-eval's own help follows this section.
+
+What uta adds:
+  --tasks uta               the 15 probe tasks (five benchmarks, each plain, _trunc and
+                            _question); also uta_base, uta_trunc, uta_question, uta_<benchmark>_all
+                            and each task alone (uta-eval ls tasks lists them)
+  --tasks uta:NAME          wrap lm-eval's generation task NAME as a probe family
+                            (uta_NAME, uta_NAME_trunc, uta_NAME_question), checked before any
+                            model loads; python -m uta_tasks wrap NAME --out DIR writes its YAML
+  --metadata '{"key": value}'
+                            the probe's, data sets' and judge's settings (judge_model,
+                            judge_base_url, user_max_gen_toks, ...), each with its default and
+                            meaning on the manual's "Settings" page (docs/settings.md of the
+                            source repository); the judge's key is read from OPENAI_API_KEY
+  --plan                    print the documents, generations, token budgets, judge calls and
+                            cost of this command line; it generates nothing and calls no
+                            judge. With it:
+{plan_flags}
+  uta-eval --plan --help    the same flags in the plan's own help
+"""
 
 
 def install() -> None:
@@ -37,12 +64,30 @@ def expand_wrapped_tasks() -> None:
         compat.add_include_path(folder)
 
 
+def uses() -> str:
+    """What ``uta-eval --help`` says before lm-eval's help: the tasks, ``uta:NAME``, the
+    settings page and ``--plan`` with its flags (read from :func:`uta_tasks.apps.plan.parser`)."""
+    from uta_tasks.apps.plan import parser
+
+    lines = []
+    for action in parser()._actions:
+        names = [n for n in action.option_strings if n.startswith("--plan_")]
+        if names:
+            metavar = f" {action.metavar}" if action.metavar else (" N" if action.nargs != 0 else "")
+            lines.append(f"    {names[0] + metavar:<24}{action.help}")
+    return USES.replace("{plan_flags}", "\n".join(lines))
+
+
 def main() -> None:
-    """Entry point of ``uta-eval`` (``--plan``: print the run's plan instead, :mod:`uta_tasks.apps.plan`)."""
-    if "--plan" in sys.argv[1:]:
+    """Entry point of ``uta-eval`` (``--plan``: print the run's plan instead, :mod:`uta_tasks.apps.plan`;
+    ``--help``: what uta adds, then lm-eval's help)."""
+    args = sys.argv[1:]
+    if "--plan" in args:
         from uta_tasks.apps.plan import main as plan
 
-        raise SystemExit(plan(sys.argv[1:]))
+        raise SystemExit(plan(args))
+    if HELP_FLAGS & set(args) and args[0] not in ("ls", "validate"):
+        print(uses())
     install()
     expand_wrapped_tasks()
     compat.explain_chat_template_warning(compat.tasks_from_argv(sys.argv[1:]))

@@ -49,8 +49,9 @@ LOCAL_START_WAIT = 600
 # Bounded replies: a verdict takes ~35 tokens with the settings above; 128 leaves room
 # and cuts a runaway reply early (it is then unjudged, and counted as such).
 # Pre-labels are on for this judge only: its verdicts measure nothing, and a 135M judge
-# calls a verbatim copy of the question genuine, where the rules say what it is (the
-# manual's "Pre-labels", docs/judge.md; off by default elsewhere until validated on a strong judge).
+# calls a verbatim copy of the question genuine, where the rules say what it is (the rules:
+# docs/judge.md, "Pre-labels"; the 135M judge's check: docs/dev/judge.md; off by default
+# elsewhere until validated on a strong judge).
 LOCAL_JUDGE_SETTINGS = {
     "judge_prelabel": "on",
     "judge_concurrency": 16,

@@ -23,6 +23,7 @@ input gives the same bytes. Colours cycle through :data:`PALETTE` unless a serie
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
@@ -32,8 +33,28 @@ from uta_tasks.templates.escape import display_text
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
            "#17becf")
 FONT = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""
-_CHAR_W = 6.2  # approximate width of a character at 11 px, for layout only
 _LINE_H = 13.0
+_TITLE_SIZE = 13
+_MARGIN = 12.0  # left and right of the title
+# Advance widths in em of DejaVu Sans (the first font of FONT, Debian's default sans), rounded
+# up, by kind of character; bold is about 13% wider. Layout only: a text's estimated width is
+# never less than its drawn width in that font (tests/report/test_report_figure_bounds.py
+# measures it in Chromium), so titles, axes and legends stay inside the figure.
+_NARROW = frozenset(" !'(),-./:;I[]fijlrt|")
+_WIDE_LATIN = frozenset("MWmw%@")
+_BOLD = 1.13
+
+
+def _char_em(ch: str) -> float:
+    if unicodedata.east_asian_width(ch) in ("W", "F"):
+        return 1.0
+    if ch in _NARROW:
+        return 0.4
+    if ch in _WIDE_LATIN:
+        return 1.0
+    if ch.isupper() or ch.isdigit():
+        return 0.8
+    return 0.64
 
 
 @dataclass(frozen=True)
@@ -100,8 +121,15 @@ def _text(x: float, y: float, text: str, *, size: int = 11, anchor: str = "middl
             f'font-weight="{weight}"{transform}>{body}</text>')
 
 
-def _text_width(text: str, size: int = 11) -> float:
-    return max((len(line) for line in text.split("\n")), default=0) * _CHAR_W * size / 11
+def _text_width(text: str, size: int = 11, *, bold: bool = False) -> float:
+    """An upper estimate of the drawn width in px of ``text`` (its longest line) at ``size`` px."""
+    em = max((sum(_char_em(ch) for ch in line) for line in display_text(text).split("\n")), default=0.0)
+    return em * size * (_BOLD if bold else 1.0)
+
+
+def _fit_title(width: float, title: str) -> float:
+    """The chart's width, widened where its title (centred, bold) would not fit inside it."""
+    return max(width, _text_width(title, _TITLE_SIZE, bold=True) + 2 * _MARGIN)
 
 
 def _open(width: float, height: float, title: str) -> list[str]:
@@ -109,7 +137,7 @@ def _open(width: float, height: float, title: str) -> list[str]:
             f'viewBox="0 0 {_num(width)} {_num(height)}" role="img" aria-label={quoteattr(display_text(title))} {FONT}>',
             f"<title>{_esc(title)}</title>",
             f'<rect x="0" y="0" width="{_num(width)}" height="{_num(height)}" fill="#ffffff"/>',
-            _text(width / 2, 18, title, size=13, weight="bold")]
+            _text(width / 2, 18, title, size=_TITLE_SIZE, weight="bold")]
 
 
 def _legend(series: Sequence[Series], x: float, y: float, *, line: bool = False) -> list[str]:
@@ -169,7 +197,7 @@ def bar_chart(title: str, categories: Sequence[str], series: Sequence[Series], *
     plot_w = gw * max(1, len(categories))
     label_lines = max((c.count("\n") + 1 for c in categories), default=1)
     legend_w = _legend_width(series)
-    width = left + plot_w + 16 + legend_w
+    width = _fit_title(left + plot_w + 16 + legend_w, title)
     height = max(top + plot_height + 14 + _LINE_H * label_lines + 8, top + 16 * len(series) + 8)
     out = _open(width, height, title) + _y_axis(left, top, plot_height, plot_w, y_max, y_label)
 
@@ -214,7 +242,7 @@ def stacked_bar_chart(title: str, rows: Sequence[str], segments: Sequence[Series
     top = 32.0
     plot_h = (bar_h + gap) * max(1, len(rows))
     legend_w = _legend_width(segments)
-    width = left + plot_width + 16 + legend_w
+    width = _fit_title(left + plot_width + 16 + legend_w, title)
     height = max(top + plot_h + 44, top + 16 * len(segments) + 8)
     out = _open(width, height, title)
     for k in range(6):
@@ -256,7 +284,7 @@ def line_chart(title: str, xs: Sequence[float], series: Sequence[Series], *, x_l
     """
     left, top = 56.0, 32.0
     legend_w = _legend_width(series)
-    width = left + plot_width + 16 + legend_w
+    width = _fit_title(left + plot_width + 16 + legend_w, title)
     height = max(top + plot_height + 44, top + 16 * len(series) + 8)
     out = _open(width, height, title) + _y_axis(left, top, plot_height, plot_width, y_max, y_label)
     lo_x, hi_x = (min(xs), max(xs)) if xs else (0.0, 1.0)
