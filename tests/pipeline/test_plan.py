@@ -8,8 +8,8 @@ import json
 import pytest
 from pipeline_run import IFBENCH, evaluate
 
+from uta_tasks.apps.plan.counts import Price, make_plan
 from uta_tasks.probe import hook
-from uta_tasks.probe.plan import Price, make_plan
 
 
 def _item_calls(server) -> list:

@@ -5,7 +5,7 @@ called. It reads ``--tasks``, ``--limit``, ``--gen_kwargs``, ``--metadata`` and
 ``--predict_only`` (every other lm-eval flag is accepted and ignored) and prints the tasks
 and documents, generations per pass, token budgets, judge calls after de-duplication, the
 judge's input and output tokens, and, with ``--plan_price IN,OUT``, the cost live and
-through the Batch API. The counting is :mod:`uta_tasks.probe.plan`.
+through the Batch API. The counting is :mod:`uta_tasks.apps.plan.counts`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import sys
 from collections.abc import Sequence
 
 from uta_tasks.apps.judge_options import metadata_from_json
-from uta_tasks.probe.plan import BATCH_DISCOUNT, CHARS_PER_TOKEN, Assumed, Plan, PlanError, Price, make_plan
+from uta_tasks.apps.plan.counts import BATCH_DISCOUNT, Assumed, Plan, PlanError, Price, make_plan
+from uta_tasks.judge.prompt import CHARS_PER_TOKEN
 
 PROG = "uta-eval --plan"
 

@@ -17,7 +17,7 @@ every doc fitting the model (``overlong: drop`` and texts that happen to be iden
 only lower them).
 
 Judge tokens are estimated from the real prompt template rendered around the real
-documents (:data:`CHARS_PER_TOKEN` characters per token): the fixed part (instructions,
+documents (:data:`uta_tasks.judge.prompt.CHARS_PER_TOKEN` characters per token): the fixed part (instructions,
 question, a held-out doc's given answer and real next turn) is measured; the answer and
 user turn the judge will read are not known before the run, so they enter as bounds (empty,
 or at their token budgets) or as lengths the user assumes.
@@ -33,13 +33,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.judge.prompt import estimated_tokens
 from uta_tasks.probe.backend import is_greedy
 from uta_tasks.probe.task_settings import TaskSettings
 
 log = logging.getLogger(__name__)
 
-# Characters per token of the judge's input, for estimates only (English text).
-CHARS_PER_TOKEN = 4
 # The OpenAI Batch API's price against live calls. Source: OpenAI Help Center, "Batch API FAQ"
 # (https://help.openai.com/en/articles/9197833-batch-api-faq): "Each model will be offered at
 # 50% cost discount vs. the synchronous APIs". Read 2026-12-01. Pass another with --plan_batch_discount.
@@ -176,7 +175,7 @@ class Plan:
         """Judge input tokens with answers and user turns of these lengths."""
         fixed = sum(b.input_chars for b in self.benchmarks) if self.judged else 0
         unknown = sum(b.judged_answers * answer_tokens + b.judged_user_turns * user_tokens for b in self.benchmarks)
-        return -(-fixed // CHARS_PER_TOKEN) + (unknown if self.judged else 0)
+        return estimated_tokens(fixed) + (unknown if self.judged else 0)
 
 
 # ---- the run's tasks -----------------------------------------------------------------
