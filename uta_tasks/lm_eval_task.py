@@ -27,8 +27,8 @@ from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.probe import hook, task_settings
-from uta_tasks.probe.perturb import PERTURBATIONS
 from uta_tasks.probe.task_settings import TaskSettings
+from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 from uta_tasks.wrap import is_wrapped
 from uta_tasks.wrap.benchmark import benchmark as wrap_benchmark
