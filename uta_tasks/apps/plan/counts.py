@@ -1,6 +1,11 @@
 """A run's plan before the run: documents, generations, budgets, judge calls, tokens and cost.
 
-Nothing here loads a model or calls a judge. The counts follow the probe's own rules
+Nothing here loads a model or calls a judge. It reads the uta task files, the judge's prompt
+template and each benchmark's documents as its task would (:func:`load_documents`), and so
+contacts what those loaders contact (:func:`contacts`): the Hugging Face Hub for a data set
+not given as files (unless ``HF_HUB_OFFLINE=1``), a data URL, and, for IFEval and IFBench,
+NLTK's data index when the NLTK data their documents need is missing and downloads are on.
+The counts follow the probe's own rules
 (:mod:`uta_tasks.probe.hook`, :mod:`uta_tasks.probe.backend`, :mod:`uta_tasks.probe.judging`):
 
 * **greedy** (T = 0): identical requests are generated once. A benchmark's tasks share one
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -43,6 +49,8 @@ log = logging.getLogger(__name__)
 # (https://help.openai.com/en/articles/9197833-batch-api-faq): "Each model will be offered at
 # 50% cost discount vs. the synchronous APIs". Read 2026-12-01. Pass another with --plan_batch_discount.
 BATCH_DISCOUNT = 0.5
+HUB = "the Hugging Face Hub"
+Contact = tuple[str, str]  # (what is contacted, for what: a Hub data set id, or when)
 
 
 class PlanError(ValueError):
@@ -94,12 +102,14 @@ class Documents:
         origin: where ``n`` comes from, in words.
         fixed_chars: per judge item kind (``u``, ``reference``), the characters of the rendered
             judge prompts over the counted documents with the unknown texts empty.
+        contacts: what reading them may contact over the network (:func:`contacts`).
     """
 
     n: int
     loaded: bool
     origin: str
     fixed_chars: Mapping[str, int] = field(default_factory=dict)
+    contacts: tuple[Contact, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -171,6 +181,18 @@ class Plan:
     def judge_calls(self) -> int:
         return sum(b.judge_calls for b in self.benchmarks)
 
+    @property
+    def contacts(self) -> tuple[str, ...]:
+        """What reading the documents may contact over the network, each once, as phrases
+        (``the Hugging Face Hub (openai/gsm8k, google/IFEval)``)."""
+        details: dict[str, list[str]] = {}
+        for b in self.benchmarks:
+            for what, detail in b.docs.contacts:
+                seen = details.setdefault(what, [])
+                if detail and detail not in seen:
+                    seen.append(detail)
+        return tuple(f"{what} ({', '.join(d)})" if d else what for what, d in details.items())
+
     def input_tokens(self, answer_tokens: int, user_tokens: int) -> int:
         """Judge input tokens with answers and user turns of these lengths."""
         fixed = sum(b.input_chars for b in self.benchmarks) if self.judged else 0
@@ -241,17 +263,85 @@ def limited(n: int, limit: float | None) -> int:
     return min(n, int(math.ceil(n * limit)) if limit < 1.0 else int(limit))
 
 
+def _data_module(benchmark: str) -> Any:
+    import importlib
+
+    from uta_tasks.datasets import BENCHMARKS
+
+    return importlib.import_module(BENCHMARKS[benchmark].load.__module__)
+
+
+def _source(benchmark: str) -> Any:
+    """The benchmark's default data origin (:class:`uta_tasks.datasets.sources.DataSource`), or None."""
+    from uta_tasks.datasets import gpqa
+
+    module = _data_module(benchmark)
+    return gpqa.source(benchmark) if getattr(module, "CONFIG", None) == benchmark else getattr(module, "SOURCE", None)
+
+
 def paper_size(benchmark: str) -> int | None:
     """The documents the paper evaluated for a benchmark, as its data module declares them
     (``DataSource.paper_size``, or the module's ``PAPER_SIZE``); None when it gives none."""
-    import importlib
-
-    from uta_tasks.datasets import BENCHMARKS, gpqa
-
-    module = importlib.import_module(BENCHMARKS[benchmark].load.__module__)
-    source = gpqa.source(benchmark) if getattr(module, "CONFIG", None) == benchmark else getattr(module, "SOURCE", None)
-    size = getattr(source, "paper_size", None) or getattr(module, "PAPER_SIZE", None)
+    size = getattr(_source(benchmark), "paper_size", None) or getattr(_data_module(benchmark), "PAPER_SIZE", None)
     return int(size) if size is not None else None
+
+
+def contacts(benchmark: str, metadata: Mapping[str, Any]) -> tuple[Contact, ...]:
+    """What reading a benchmark's documents as its task does may contact over the network,
+    each as ``(what, detail)``: the Hub (detail: the data set) or a URL for the data (nothing with ``HF_HUB_OFFLINE=1`` or
+    local files), NLTK's data index for the instruction-following benchmarks when downloads
+    are on (only to fetch NLTK data their documents need and this machine lacks).
+
+    Args:
+        benchmark: the benchmark key.
+        metadata: the run's ``--metadata``.
+    """
+    import os
+
+    import datasets
+
+    from uta_tasks.datasets import instruction_following, nltk_data
+
+    source = _source(benchmark)
+    offline = bool(datasets.config.HF_HUB_OFFLINE)
+    found: list[Contact] = []
+    if source is not None:
+        files = metadata.get(source.files_key)
+        given = [files] if isinstance(files, str) else list(files or [])
+        hub = metadata.get(source.hub_key) or (None if files else source.hub_id)
+        urls = [f for f in given if str(f).startswith(("http://", "https://"))]
+        if not files and source.url and not hub and source.packaged_file is None:
+            urls.append(source.url)
+        if hub and not offline:
+            found.append((HUB, str(hub)))
+        found += [(str(u), "") for u in urls if not offline]
+    uses_nltk = getattr(_data_module(benchmark), "drop_unverifiable", None) is instruction_following.drop_unverifiable
+    if uses_nltk and nltk_data.download_refusal(dict(metadata)) is None:
+        from nltk.downloader import Downloader
+
+        index = os.environ.get(nltk_data.INDEX_URL_ENV) or Downloader.DEFAULT_URL
+        found.append((f"NLTK's data index {index}", "only if NLTK data the documents need is missing here"))
+    return tuple(found)
+
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def whole_sentences(text: str, limit: int = 700) -> str:
+    """``text`` on one line, cut after the last whole sentence within ``limit`` characters
+    (never inside a sentence, a path or a URL; the first sentence is kept whole however long).
+
+    Args:
+        text: a message, e.g. a loader's error.
+        limit: the characters to keep at most, beyond the first sentence.
+    """
+    kept = ""
+    for sentence in _SENTENCE_END.split(" ".join(text.split())):
+        if kept and len(kept) + 1 + len(sentence) > limit:
+            break
+        kept = f"{kept} {sentence}" if kept else sentence
+    return kept if kept.endswith((".", "!", "?")) else f"{kept}."
 
 
 def _judge_prompt_chars(template: Any, context: list[tuple[str, str]], user_turn: str) -> int:
@@ -273,11 +363,12 @@ def load_documents(benchmark: str, metadata: Mapping[str, Any], limit: float | N
     from uta_tasks.datasets import BENCHMARKS
 
     bench = BENCHMARKS[benchmark]
+    reached = contacts(benchmark, metadata)
     try:
         split = bench.load(**dict(metadata))["test"]
     except Exception as error:  # noqa: BLE001 - any failure to read is reported, and counted from the paper
         size = paper_size(benchmark)
-        reason = " ".join(str(error).split())[:400] or type(error).__name__
+        reason = whole_sentences(str(error)) if str(error).strip() else f"{type(error).__name__}."
         if size is None:
             raise PlanError(f"{benchmark}: its data set could not be loaded ({reason}) and the paper gives no size; "
                             f"pass --metadata '{{\"{benchmark}_data_files\": \"/path/to/file.jsonl\"}}'") from None
@@ -285,7 +376,7 @@ def load_documents(benchmark: str, metadata: Mapping[str, Any], limit: float | N
         # The judge prompts are counted without the question (not known): the template alone.
         chars = {"u": n * _judge_prompt_chars(template, [("user", ""), ("assistant", "")], "")}
         return Documents(n, False, f"the data set did not load, so counted from the paper's N = {size} (question "
-                                   f"texts not in the token estimate). The loader said: {reason}", chars)
+                                   f"texts not in the token estimate). The loader said: {reason}", chars, reached)
     n = limited(len(split), limit)
     chars = {"u": 0, "reference": 0}
     for doc in split.select(range(n)):
@@ -295,7 +386,7 @@ def load_documents(benchmark: str, metadata: Mapping[str, Any], limit: float | N
         if bench.reference_user_turn is not None:
             chars["reference"] += _judge_prompt_chars(template, [*turns, ("assistant", given)],
                                                       bench.reference_user_turn(doc))
-    return Documents(n, True, f"loaded ({len(split)} in the data set)", chars)
+    return Documents(n, True, f"loaded ({len(split)} in the data set)", chars, reached)
 
 
 # ---- counts --------------------------------------------------------------------------
