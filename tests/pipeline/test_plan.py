@@ -8,7 +8,8 @@ import json
 import pytest
 from pipeline_run import DATA, IFBENCH, evaluate
 
-from uta_tasks.apps.plan.counts import Price, contacts, make_plan, whole_sentences
+from uta_tasks.apps.plan.counts import Price, make_plan
+from uta_tasks.apps.plan.documents import contacts, whole_sentences
 from uta_tasks.probe import hook
 
 
@@ -115,7 +116,7 @@ def test_plan_says_what_it_reads_and_contacts(online, capsys):
 
 
 def test_plan_lists_each_contact_once():
-    from uta_tasks.apps.plan.counts import Documents
+    from uta_tasks.apps.plan.documents import Documents
 
     hub, nltk = ("the Hugging Face Hub", "openai/gsm8k"), ("NLTK's data index X", "only if missing")
     docs = [Documents(1, True, "loaded", contacts=c) for c in ((hub,), (("the Hugging Face Hub", "google/IFEval"),
