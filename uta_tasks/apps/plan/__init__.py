@@ -1,5 +1,6 @@
-"""``uta-eval ... --plan``: the command (:mod:`.command`) and its counting (:mod:`.counts`)."""
+"""``uta-eval ... --plan``: the command (:mod:`.command`: its parser and ``main``), the
+counting (:mod:`.counts`) and the documents it reads (:mod:`.documents`)."""
 
-from uta_tasks.apps.plan.command import main
+from uta_tasks.apps.plan.command import main, parser
 
-__all__ = ["main"]
+__all__ = ["main", "parser"]
