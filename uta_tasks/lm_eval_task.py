@@ -27,8 +27,8 @@ from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.probe import hook, task_settings
-from uta_tasks.probe.perturb import PERTURBATIONS
 from uta_tasks.probe.task_settings import TaskSettings
+from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 from uta_tasks.wrap import is_wrapped
 from uta_tasks.wrap.benchmark import benchmark as wrap_benchmark
@@ -98,16 +98,14 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         self._predict_only = False
         _check_keys(name, meta)
         self._judge = _judge_settings(meta)
+        # Parsed once per task, here: lm-eval hands every task its --metadata at construction
+        # (0.4.13 and 0.5), so the requests, the metrics and dump_config read this one value.
         self._settings = TaskSettings.from_metadata(name, meta)
         hook.install()
         super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)
         compat.after_init(self)
 
     # ---- settings ----------------------------------------------------------------
-    @property
-    def _meta(self) -> dict:
-        return self.config.metadata or {}
-
     def _metrics(self) -> list[table.MetricSpec]:
         judged = self._judge is not None and not self._predict_only
         return task_metrics(self.benchmark, self.perturbation, self._settings, judged)
@@ -152,7 +150,6 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
                 f"{self.config.task}: --limit 0 means every document to lm-eval (a full, paid run); "
                 "give --limit N with N >= 1, or leave --limit out to run everything on purpose."
             )
-        self._settings = TaskSettings.from_metadata(self.config.task, self._meta)  # once per task, not per doc
         self._system_instruction = system_instruction
         return super().build_all_requests(*args, system_instruction=system_instruction, **kwargs)
 

@@ -32,6 +32,11 @@ def test_long_and_short_forms_and_settings():
     assert rs.needs_baseline
 
 
+
+def test_a_rule_on_the_former_name_changed_share_checks_share_changed():
+    (rule,) = parse_rules({"version": 1, "rules": ["uta_gsm8k_trunc: changed_share >= 0.5"]}).rules
+    assert rule.metric == "share_changed"
+
 @pytest.mark.parametrize("doc,message", [
     ([], "must be a mapping"),
     ({"rules": []}, "non-empty list"),

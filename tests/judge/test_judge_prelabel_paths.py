@@ -104,7 +104,7 @@ def test_batch_mode_submits_only_the_items_no_rule_labels(tmp_path: Path) -> Non
 
 
 def test_judge_calls_saved_is_a_metric_summed_over_the_doc() -> None:
-    from uta_tasks.metrics.results import follow_up_metrics
+    from uta_tasks.metrics.results import measure
     from uta_tasks.metrics.table import PROBE_METRICS
     from uta_tasks.schema.probe import ProbeRecord
     from uta_tasks.schema.verdict import Verdict
@@ -118,6 +118,6 @@ def test_judge_calls_saved_is_a_metric_summed_over_the_doc() -> None:
                 reasoning_form="plain", history="a", a_prime="a", role_switch={}, generation={}, given_answer=False)
     records = [ProbeRecord(**base, verdict=rule, verdict_ref=rule),
                ProbeRecord(**base, verdict=judge, verdict_ref=rule)]
-    values = follow_up_metrics(records)
+    values = measure(records, [{}, {}], list(PROBE_METRICS), None).values
     assert values["judge_calls_saved"] == 3.0
     assert values["genuine_followup"] == 0.5  # a pre-labelled turn is a judged, non-genuine turn

@@ -80,10 +80,10 @@ def test_the_cells_the_text_adds():
     """Numbers stated only in the text, each against the sentence that states it."""
     right = {(c.model, c.metric): c.value for c in load_reference().cells if c.source == "Table 1 (right)"}
     assert (right[("openai/gpt-oss-20b", "genuine_followup_base")], right[("openai/gpt-oss-20b", "genuine_followup")],
-            right[("openai/gpt-oss-20b", "changed_share")]) == (1.0, 6.0, 97.3)
+            right[("openai/gpt-oss-20b", "share_changed")]) == (1.0, 6.0, 97.3)
     assert (right[("Qwen/Qwen3.5-27B", "genuine_followup_base")], right[("Qwen/Qwen3.5-27B", "genuine_followup")]) == (
         0.0, 6.3)
-    assert right[("Qwen/Qwen3.5-397B-A17B", "changed_share")] == 40.3
+    assert right[("Qwen/Qwen3.5-397B-A17B", "share_changed")] == 40.3
     shares = {c.model: c.value for c in load_reference().cells if c.metric == "label_plausible_followup"}
     assert shares == {"Qwen3.5": 2.1, "gpt-oss": 4.2, "GLM-4.7": 1.9}
     assert _cell("Fig. 3", "openai/gpt-oss-20b", "gpqa_diamond", "accuracy").value == 61.1

@@ -62,7 +62,7 @@ def test_reference_check_shows_every_matched_cell_inside(report):
     verdicts = {(r[0], r[2], r[3], r[4]): r[8] for r in rows}
     assert verdicts[("Table 5", "uta_gsm8k", "accuracy", "0")] == "inside"
     assert verdicts[("Table 1", "uta_gpqa_diamond_trunc", "genuine_followup_diff", "0")] == "inside"
-    assert verdicts[("Table 1 (right)", "uta_ifbench_question", "changed_share", "0")] == "inside"
+    assert verdicts[("Table 1 (right)", "uta_ifbench_question", "share_changed", "0")] == "inside"
     assert verdicts[("Table 4", "uta_gpqa_diamond", "genuine_followup", "1")] == "inside"
     per_model = [r for r in rows if r[0] != "Table 6"]
     assert {r[8] for r in per_model} == {"inside"}

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from pipeline_run import IFBENCH, evaluate
+from pipeline_run import DATA, IFBENCH, evaluate
 
+from uta_tasks.apps.plan.counts import Price, make_plan
+from uta_tasks.apps.plan.documents import contacts, whole_sentences
 from uta_tasks.probe import hook
-from uta_tasks.probe.plan import Price, make_plan
 
 
 def _item_calls(server) -> list:
@@ -84,3 +85,83 @@ def test_plan_command_prints_counts_tokens_and_cost(capsys):
     assert price.cost(2_000_000, 1_000_000) == 4.0 and price.cost(2_000_000, 1_000_000, batch=True) == 2.0
     # the fixed part is the real template around the real prompts: more than the template alone
     assert plan.input_tokens(0, 0) > 12 * 200
+
+
+def _online(mp: pytest.MonkeyPatch, online: bool) -> None:
+    import datasets
+
+    mp.setattr(datasets.config, "HF_HUB_OFFLINE", not online)
+
+
+@pytest.mark.parametrize("online", [True, False], ids=["online", "offline"])
+def test_plan_says_what_it_reads_and_contacts(online, capsys):
+    from uta_tasks.apps.plan.command import main
+
+    meta = {"judge": "none", "gsm8k_data_files": str(DATA / "gsm8k_test.jsonl")}
+    with pytest.MonkeyPatch.context() as mp:
+        _online(mp, online)
+        mp.delenv("NLTK_DOWNLOAD_URL", raising=False)
+        # the contacts are those of the loaders' own settings, read before anything is loaded
+        assert contacts("gsm8k", meta) == ()  # local files: the Hub is not asked
+        assert contacts("gsm8k", {}) == ((("the Hugging Face Hub", "openai/gsm8k"),) if online else ())
+        nltk = contacts("ifeval", {"ifeval_data_files": "x.jsonl"})
+        assert [what for what, _ in nltk] == (["NLTK's data index https://raw.githubusercontent.com/nltk/nltk_data/"
+                                               "gh-pages/index.xml"] if online else [])
+        assert contacts("ifeval", {"ifeval_data_files": "x.jsonl", "nltk_download": "off"}) == ()
+        assert main(["--tasks", "uta_gsm8k", "--limit", "2", "--metadata", json.dumps(meta)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Plan: no model is loaded and no judge is called.")
+    assert "Read: the uta task files, the judge prompt followupeval-v4 and each benchmark's documents" in out
+    assert "Network: nothing is contacted; the documents come from local files" in out
+
+
+def test_plan_lists_each_contact_once():
+    from uta_tasks.apps.plan.documents import Documents
+
+    hub, nltk = ("the Hugging Face Hub", "openai/gsm8k"), ("NLTK's data index X", "only if missing")
+    docs = [Documents(1, True, "loaded", contacts=c) for c in ((hub,), (("the Hugging Face Hub", "google/IFEval"),
+                                                                        nltk), (nltk,))]
+    plan = make_plan(["uta_gsm8k"], metadata={"judge": "none", "gsm8k_data_files": str(DATA / "gsm8k_test.jsonl")})
+    import dataclasses
+
+    benches = tuple(dataclasses.replace(plan.benchmarks[0], docs=d) for d in docs)
+    assert dataclasses.replace(plan, benchmarks=benches).contacts == (
+        "the Hugging Face Hub (openai/gsm8k, google/IFEval)", "NLTK's data index X (only if missing)")
+
+
+@pytest.mark.parametrize("online", [True, False], ids=["online", "offline"])
+def test_the_loaders_advice_fits_the_environment(online):
+    from uta_tasks.datasets.gpqa import source
+
+    with pytest.MonkeyPatch.context() as mp:
+        _online(mp, online)
+        hint = source("gpqa_main").fix_hint()
+    assert ("or set HF_HUB_OFFLINE=1" in hint) is online
+    assert ("HF_HUB_OFFLINE=1 is set here" in hint) is not online
+    assert hint.endswith("`huggingface-cli login`.")
+
+
+def test_the_plan_gives_a_loaders_reason_in_whole_sentences():
+    url = "https://huggingface.co/datasets/Idavidrein/gpqa"
+    long = f"First sentence {'x' * 300}. Second sentence, access on {url}, then log in. Third {'y' * 400}."
+    kept = whole_sentences(long)  # 700 characters at most: the third sentence would pass them
+    assert kept.startswith("First sentence") and kept.endswith(f"access on {url}, then log in.")
+    assert whole_sentences(long, limit=400) == f"First sentence {'x' * 300}."  # never inside the URL
+    assert whole_sentences("one " * 400) == ("one " * 400).strip() + "."  # one sentence is never cut
+    assert whole_sentences("  spread\n over   lines.  ") == "spread over lines."
+
+
+def test_a_plan_offline_gives_whole_sentences_and_no_advice_to_go_offline():
+    import huggingface_hub
+
+    with pytest.MonkeyPatch.context() as mp:
+        _online(mp, False)
+        mp.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+        plan = make_plan(["uta_gpqa_main"], metadata={"judge": "none"}, limit=2)
+    (bench,) = plan.benchmarks
+    origin = bench.docs.origin
+    assert not bench.docs.loaded and "The loader said:" in origin
+    assert "or set HF_HUB_OFFLINE=1" not in origin and "HF_HUB_OFFLINE=1 is set here" in origin
+    assert "https://huggingface.co/datasets/Idavidrein/gpqa," in origin  # the URL whole
+    assert origin.endswith(".")
+    assert plan.contacts == ()

@@ -59,10 +59,10 @@ def test_unjudged_and_changed_shares_of_a_perturbed_task(run_dir):
     unj = estimate(run, "uta_gsm8k_trunc", output.UNJUDGED_SHARE)
     assert (unj.k, unj.n) == (3, 20)  # two unjudged u, one unjudged u_ref, over u and u_ref verdicts
     assert unj.lm_eval == pytest.approx(3 / 20)
-    changed = estimate(run, "uta_gsm8k_trunc", output.CHANGED_SHARE)
+    changed = estimate(run, "uta_gsm8k_trunc", output.SHARE_CHANGED)
     assert (changed.k, changed.n) == (10, 10)
-    assert changed.lm_eval == pytest.approx(run.tasks["uta_gsm8k_trunc"].values[output.PCT_CHANGED]
-                                            / output.PCT_CHANGED_SCALE)
+    assert changed.lm_eval == pytest.approx(run.tasks["uta_gsm8k_trunc"].values[output.SHARE_CHANGED]
+                                            / 1.0)
 
 
 def test_pass_at_k_is_per_doc_with_repeats(tmp_path):

@@ -37,3 +37,17 @@ def test_a_summary_from_before_keeps_the_keys_this_version_does_not_know():
     rate = summary.tasks["uta_gsm8k"].metric("genuine_followup")
     assert rate.approximate and rate.interval.confidence == 0.9 and rate.extra == {"old_field": 1}
     assert summary.to_json() == old
+
+
+def test_a_summary_that_named_share_changed_changed_share_reads_it_under_todays_name():
+    wilson = {"value": 0.75, "ci_low": 0.3, "ci_high": 0.95, "ci_method": "wilson", "k": 3, "n": 4,
+              "counts": "samples", "lm_eval": 0.75, "stderr": None}
+    stderr = {**wilson, "ci_method": "normal_stderr", "k": None, "n": None, "counts": None, "stderr": 0.2}
+    old = {"schema": "uta-summary/1", "results_file": "results_x.json", "settings": {"confidence": 0.95},
+           "provenance": {}, "lm_eval": {}, "groups": {}, "samples_files": {},
+           "tasks": {"uta_gsm8k_trunc": {"benchmark": "gsm8k", "perturbation": "trunc", "repeats": 1, "n_docs": 4,
+                                         "samples": True,
+                                         "metrics": {"share_changed": stderr, "changed_share": wilson}}}}
+    metrics = RunSummary.from_json(old).tasks["uta_gsm8k_trunc"].metrics
+    assert set(metrics) == {"share_changed"}
+    assert (metrics["share_changed"].k, metrics["share_changed"].n) == (3, 4)  # the entry with counts

@@ -26,20 +26,25 @@ def _trunc_metrics() -> set[str]:
 def test_metric_names_are_the_ones_the_tasks_report():
     expected = {output.GENUINE, output.GENUINE_BASE, output.GENUINE_DIFF, output.GENUINE_PASS_AT_K,
                 output.GENUINE_CORRECT, output.GENUINE_WRONG, output.GENUINE_REFERENCE, output.UNJUDGED,
-                output.PCT_CHANGED, output.TRUNC_EMPTIED, *output.JUDGE_USAGE_METRICS,
+                output.SHARE_CHANGED, output.TRUNC_EMPTIED, *output.JUDGE_USAGE_METRICS,
                 *(output.label_metric(x) for x in LABELS)}
     reported = _trunc_metrics()
     assert expected <= reported, expected - reported
 
 
-def test_pct_changed_scale_is_the_one_the_metric_uses():
-    from uta_tasks.metrics import results
+def test_share_changed_is_one_share_under_one_name():
+    from uta_tasks.metrics import table
+    from uta_tasks.metrics.results import measure
     from uta_tasks.schema.probe import ProbeRecord
 
     record = ProbeRecord(task="t", benchmark="gsm8k", perturbation="question", q="q", messages=[], a="x", answer="x",
                          reasoning_form="plain", history="x", a_prime="x y", role_switch={}, generation={},
                          given_answer=False, u="a", u_ref="b")
-    assert results.generation_metrics([record])[output.PCT_CHANGED] == output.PCT_CHANGED_SCALE
+    specs = [m for m in table.PROBE_METRICS if m.name == output.SHARE_CHANGED]
+    found = measure([record], [{}], specs, None)
+    assert found.values[output.SHARE_CHANGED] == 1.0  # a 0-1 share, as lm-eval reports it
+    assert found.units[output.SHARE_CHANGED] == {(0, 0): 1.0}  # and the unit behind its interval
+    assert output.current_name("changed_share") == output.SHARE_CHANGED  # the name older summaries wrote
 
 
 def test_task_metadata_keys_are_the_generated_ones():

@@ -83,13 +83,19 @@ class DataSource:
         return f"{self.benchmark}_dataset_path"
 
     def fix_hint(self) -> str:
-        """The sentence telling how to load this benchmark without the default source."""
+        """The sentences telling how to load this benchmark without the default source, for
+        the environment this runs in (``HF_HUB_OFFLINE=1`` is suggested only where it is not set)."""
+        import datasets
+
         hint = (
             f"Fix: download it where there is network and pass "
             f"--metadata '{{\"{self.files_key}\": \"/path/to/file.jsonl\"}}' "
             f"(.jsonl/.json/.parquet/.csv in the data set's own schema)"
         )
-        if self.hub_id:
+        if self.hub_id and datasets.config.HF_HUB_OFFLINE:
+            hint += (f". HF_HUB_OFFLINE=1 is set here, so only a copy that `datasets` cached earlier is read: "
+                     f"load {self.hub_id} once with network and without HF_HUB_OFFLINE to cache it")
+        elif self.hub_id:
             hint += ", or set HF_HUB_OFFLINE=1 to use a copy cached by `datasets`"
         if self.access_help:
             hint += f". Access: {self.access_help}"

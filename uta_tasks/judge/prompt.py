@@ -30,6 +30,18 @@ from .records import JudgeItem
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates" / "judge"
 _TEMPLATE_FILES = ("system.j2", "user.j2")
 _TAG_ATTEMPTS = 1000
+# Characters per token of the judge's input, for estimates only (English text): the plan
+# (``uta-eval --plan``) and the Batch API's request file print token counts made with it.
+CHARS_PER_TOKEN = 4
+
+
+def estimated_tokens(chars: int) -> int:
+    """Tokens of ``chars`` characters of judge input, rounded up (:data:`CHARS_PER_TOKEN`).
+
+    Args:
+        chars: characters of rendered judge prompts.
+    """
+    return -(-chars // CHARS_PER_TOKEN)
 
 
 @dataclass(frozen=True)

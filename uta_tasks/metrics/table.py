@@ -1,7 +1,10 @@
 """The one table of every metric a uta task reports.
 
 Each row says the metric's name, how lm-eval aggregates it over docs, whether higher is
-better, when a task reports it, and what it means. It feeds the task's
+better, when a task reports it, what it means, and its function of a doc's records
+(:mod:`uta_tasks.metrics.values`). :func:`uta_tasks.metrics.results.measure` runs those
+functions, live for lm-eval and again on logged samples for every reader, so the two
+cannot differ. It feeds the task's
 ``process_results`` (which keys a doc returns), ``aggregation()``, ``higher_is_better()``,
 the ``metric_list`` lm-eval dumps with the results (and its W&B logger reads), the
 quickstart's summary and the manual's table (docs/metrics.md) (checked by a test).
@@ -22,7 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
+from uta_tasks.metrics import values as v
 from uta_tasks.metrics.aggregate import SkippingDropped, total
+from uta_tasks.schema import output
 from uta_tasks.schema.labels import LABELS
 
 
@@ -68,6 +73,12 @@ class MetricSpec:
         applies: whether a task of this shape reports it.
         meaning: one line for the manual's table.
         headline: reported by default (else only with ``metrics: full``).
+        value: a doc's value from its records (:mod:`uta_tasks.metrics.values`).
+        units: instead of ``value``, a doc's units of a share from its records: the doc's
+            value is their mean (a count's: their sum), and the units are the observations
+            behind the metric's Wilson interval (:attr:`observed_as`).
+            Neither for the benchmark's accuracy rows (its scorer gives them) and
+            ``overlong`` (the records dropped before any other metric).
     """
 
     name: str
@@ -77,6 +88,18 @@ class MetricSpec:
     applies: Callable[[TaskShape], bool]
     meaning: str
     headline: bool = False
+    value: Callable[[v.Doc], float] | None = None
+    units: Callable[[v.Doc], v.Units] | None = None
+
+    @property
+    def count(self) -> bool:
+        """True for a count (summed over docs)."""
+        return self.aggregation_name == "sum"
+
+    @property
+    def observed_as(self) -> str:
+        """The name of the share its units give (a rate: its own; a count ``x``: ``x_share``)."""
+        return f"{self.name}_share" if self.count else self.name
 
 
 # The probe's rows in lm-eval's table by default, beside the benchmark's accuracy metrics.
@@ -124,51 +147,81 @@ def _judged_generated(shape: TaskShape) -> bool:
     return shape.judged and not shape.held_out
 
 
-def _rate(name: str, applies: Callable[[TaskShape], bool], meaning: str, higher: bool = True) -> MetricSpec:
-    return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning, name in HEADLINE)
+Applies = Callable[[TaskShape], bool]
 
 
-def _count(name: str, applies: Callable[[TaskShape], bool], meaning: str) -> MetricSpec:
-    return MetricSpec(name, total, "sum", False, applies, meaning, name in HEADLINE)
+def _share(name: str, units: Callable[[v.Doc], v.Units], applies: Applies, meaning: str,
+           higher: bool = True) -> MetricSpec:
+    """A share of units (judged turns, docs), with a Wilson interval in the summary."""
+    return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning, name in HEADLINE, units=units)
+
+
+def _rate(name: str, value: Callable[[v.Doc], float], applies: Applies, meaning: str,
+          higher: bool = True) -> MetricSpec:
+    """A per-doc value averaged over docs, with lm-eval's standard error."""
+    return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning, name in HEADLINE, value=value)
+
+
+def _count(name: str, value: Callable[[v.Doc], float], applies: Applies, meaning: str) -> MetricSpec:
+    """A per-doc count summed over docs."""
+    return MetricSpec(name, total, "sum", False, applies, meaning, name in HEADLINE, value=value)
 
 
 PROBE_METRICS: tuple[MetricSpec, ...] = (
-    _rate("share_changed", _perturbed, "share of docs whose u differs in text from u_ref (NaN when sampled, T > 0)"),
-    _count("trunc_emptied", _trunc, "docs whose final answer had 25 tokens or fewer, so a' has no final answer"),
+    _share("share_changed", v.share_changed, _perturbed,
+          "share of docs whose u differs in text from u_ref (NaN when sampled, T > 0)"),
+    _count("trunc_emptied", v.trunc_emptied, _trunc,
+           "docs whose final answer had 25 tokens or fewer, so a' has no final answer"),
     MetricSpec("answer_incomplete", compat.nanmean, "nanmean", False, _generated,
-               "share of answers whose reasoning never closed or that hit the token budget (scored wrong)"),
-    _count("overlong", _always, "docs dropped because a prompt did not fit the model (overlong: drop)"),
-    _rate("genuine_followup", _judged, "share of judged user turns u that are genuine follow-ups"),
-    _rate("genuine_followup_complete", _judged_generated, "genuine_followup over complete answers only"),
-    _rate("genuine_pass_at_k", _judged,
+               "share of answers whose reasoning never closed or that hit the token budget (scored wrong)",
+               value=v.answer_incomplete),
+    MetricSpec("overlong", total, "sum", False, _always,
+               "docs dropped because a prompt did not fit the model (overlong: drop)"),
+    _share("genuine_followup", v.genuine, _judged, "share of judged user turns u that are genuine follow-ups"),
+    _rate("genuine_followup_complete", v.genuine_complete, _judged_generated,
+          "genuine_followup over complete answers only"),
+    _share("genuine_pass_at_k", v.genuine_pass_at_n, _judged,
           "unbiased pass@k at k = n: with `user_samples` n > 1, the chance that one of the n user turns after "
           "the same a' is genuine, 1 - C(n-c, n)/C(n, n); else the share of docs with a genuine u over the repeats"),
-    _rate("genuine_prob", _judged_sampled,
+    _rate("genuine_prob", v.genuine_prob, _judged_sampled,
           "`user_samples` > 1: per doc, the share of genuine turns among its judged user samples"),
     *(
-        _rate(f"label_{label}", _judged, f"share of judged u labelled {label}", higher=label == "plausible_followup")
+        _share(f"label_{label}", v.label_share(label), _judged, f"share of judged u labelled {label}",
+              higher=label == "plausible_followup")
         for label in LABELS
     ),
-    _count("unjudged", _judged, "user turns (u, u_ref, reference) without a valid verdict"),
-    _count("n_judged", _judged, "user turns u with a verdict (the denominator of genuine_followup)"),
-    _count("n_unjudged", _judged, "user turns u without a valid verdict"),
-    _count("n_judged_base", _judged_perturbed, "u_ref turns with a verdict"),
-    _count("n_unjudged_base", _judged_perturbed, "u_ref turns without a valid verdict"),
-    _count("n_judged_reference", _judged_held_out, "real next user turns with a verdict"),
-    _count("n_unjudged_reference", _judged_held_out, "real next user turns without a valid verdict"),
-    _count("judge_calls", _judged, "judge requests sent (retries included)"),
-    _count("judge_cache_hits", _judged, "verdicts read from the judge cache"),
-    _count("judge_calls_saved", _judged,
+    MetricSpec("unjudged", total, "sum", False, _judged, "user turns (u, u_ref, reference) without a valid verdict",
+               headline=True, units=v.unjudged),
+    _count("n_judged", v.n_judged, _judged, "user turns u with a verdict (the denominator of genuine_followup)"),
+    _count("n_unjudged", v.n_unjudged, _judged, "user turns u without a valid verdict"),
+    _count("n_judged_base", v.n_judged_base, _judged_perturbed, "u_ref turns with a verdict"),
+    _count("n_unjudged_base", v.n_unjudged_base, _judged_perturbed, "u_ref turns without a valid verdict"),
+    _count("n_judged_reference", v.n_judged_reference, _judged_held_out, "real next user turns with a verdict"),
+    _count("n_unjudged_reference", v.n_unjudged_reference, _judged_held_out,
+           "real next user turns without a valid verdict"),
+    _count("judge_calls", v.judge_usage("calls"), _judged, "judge requests sent (retries included)"),
+    _count("judge_cache_hits", v.judge_usage("cache_hits"), _judged, "verdicts read from the judge cache"),
+    _count("judge_calls_saved", v.judge_calls_saved, _judged,
            "user turns labelled by a pre-label rule (`judge_prelabel`) instead of a judge request"),
-    _count("judge_input_tokens", _judged, "judge prompt tokens"),
-    _count("judge_output_tokens", _judged, "judge completion tokens"),
-    _rate("genuine_followup_base", _judged_perturbed,
+    _count("judge_input_tokens", v.judge_usage("input_tokens"), _judged, "judge prompt tokens"),
+    _count("judge_output_tokens", v.judge_usage("output_tokens"), _judged, "judge completion tokens"),
+    _share("genuine_followup_base", v.genuine_base, _judged_perturbed,
           "genuine rate of u_ref (after the unperturbed answer), on the repeats where u is judged too"),
-    _rate("genuine_followup_diff", _judged_perturbed, "perturbed minus base genuine rate, per doc, paired"),
-    _rate("genuine_followup_reference", _judged_held_out, "genuine rate of the real next user turn (held-out)"),
-    _rate("genuine_followup_correct", _judged_with_accuracy, "genuine rate over repeats answered correctly"),
-    _rate("genuine_followup_wrong", _judged_with_accuracy, "genuine rate over repeats answered wrongly"),
+    _rate("genuine_followup_diff", v.genuine_diff, _judged_perturbed,
+          "perturbed minus base genuine rate, per doc, paired"),
+    _share("genuine_followup_reference", v.genuine_reference, _judged_held_out,
+          "genuine rate of the real next user turn (held-out)"),
+    _share("genuine_followup_correct", v.genuine_correct, _judged_with_accuracy,
+          "genuine rate over repeats answered correctly"),
+    _share("genuine_followup_wrong", v.genuine_wrong, _judged_with_accuracy,
+          "genuine rate over repeats answered wrongly"),
 )
+
+
+def observed_metrics() -> tuple[str, ...]:
+    """Every share whose units are observed (a Wilson interval in the summary, the report and
+    the gate): the benchmark's accuracy (one unit per doc) and each row with ``units``."""
+    return (output.ACCURACY, *(m.observed_as for m in PROBE_METRICS if m.units is not None))
 
 
 # ``pass_at_k: "1,4"`` adds genuine_pass_at_1 and genuine_pass_at_4.
@@ -202,7 +255,8 @@ def metrics_for(shape: TaskShape, accuracy: dict[str, Callable[[list], float]]) 
     """
     probe = [m for m in PROBE_METRICS if m.applies(shape)]
     if shape.judged:
-        probe += [_rate(f"{PASS_AT_PREFIX}{k}", _judged, f"unbiased pass@{k}") for k in shape.pass_at]
+        probe += [_rate(f"{PASS_AT_PREFIX}{k}", v.genuine_pass_at(k), _judged, f"unbiased pass@{k}")
+                  for k in shape.pass_at]
     if shape.headline_only:
         probe = [m for m in probe if m.headline]
     return [*accuracy_metrics(accuracy, shape.drops_overlong), *probe]

@@ -50,7 +50,7 @@ class Cell:
         perturbation: ``none``, ``trunc`` or ``question``.
         temperature: sampling temperature of model under test and user turn (None when n/a).
         metric: the package's metric name (``genuine_followup``, ``genuine_followup_base``,
-            ``accuracy``, ``changed_share``, ``label_<label>``) or an agreement metric.
+            ``accuracy``, ``share_changed``, ``label_<label>``) or an agreement metric.
         value: the number as printed (percent for ``%``).
         unit: ``%``, ``kappa`` or ``r`` (a correlation coefficient).
         n: the denominator behind the value where it can be derived, else None.

@@ -37,7 +37,7 @@ INSIDE: Verdict = "inside"
 OUTSIDE: Verdict = "outside"
 NOT_COMPARABLE: Verdict = "not comparable"
 
-_RUN_METRICS = {output.GENUINE, output.GENUINE_BASE, output.ACCURACY, output.CHANGED_SHARE}
+_RUN_METRICS = {output.GENUINE, output.GENUINE_BASE, output.ACCURACY, output.SHARE_CHANGED}
 
 
 @dataclass(frozen=True)

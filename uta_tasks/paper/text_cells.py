@@ -83,7 +83,7 @@ _QCORR = "Pearson r = 0.642 and Spearman ρ = 0.685 are reported for file-level 
 _FULL_PANEL, _BALANCED = 7815, 965  # Table 7's N of the full-panel rerun and of the balanced slice
 _FILES = "gpt-5.4-nano vs gpt-5.4-mini (random slice, file-level rates)"
 
-_BASE, _RATE, _CHANGED, _ACC = "genuine_followup_base", "genuine_followup", "changed_share", "accuracy"
+_BASE, _RATE, _CHANGED, _ACC = "genuine_followup_base", "genuine_followup", "share_changed", "accuracy"
 _T1R, _T4, _F1, _F3 = "Table 1 (right)", "Table 4", "Fig. 1", "Fig. 3"
 _MINI, _NANO = "gpt-5.4-mini vs human", "gpt-5.4-nano vs human"
 

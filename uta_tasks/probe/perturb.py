@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.templates import TEMPLATES_DIR
 
-PERTURBATIONS = ("none", "trunc", "question")
 TruncateScope = Literal["response", "final_answer"]
 # ``response``: n counts every token of a, reasoning included (the paper: "n_tokens is the
 # total number of tokens in the assistant response"); ``final_answer``: the final answer only.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.schema import output
 
 if TYPE_CHECKING:
@@ -30,13 +31,10 @@ def derived_value(task: TaskRun, metric: str) -> float | None:
 
     Args:
         task: the task.
-        metric: ``accuracy``, ``unjudged_share`` or ``changed_share`` (others: the reported value).
+        metric: ``accuracy`` or ``unjudged_share`` (others: the reported value).
     """
     if metric == output.ACCURACY:
         return task.value(task.primary) if task.primary else None
-    if metric == output.CHANGED_SHARE:
-        pct = task.value(output.PCT_CHANGED)
-        return None if pct is None else pct / output.PCT_CHANGED_SCALE
     if metric == output.UNJUDGED_SHARE:
         unjudged, verdicts = task.value(output.UNJUDGED), _verdicts(task)
         return None if unjudged is None or not verdicts else unjudged / verdicts
@@ -44,7 +42,10 @@ def derived_value(task: TaskRun, metric: str) -> float | None:
 
 
 def _verdicts(task: TaskRun) -> int:
-    per_turn = 1 if task.perturbation == output.PERTURBATION_NONE else 2
+    """Verdicts per doc and repeat: u, u_ref on a perturbed task, the real next turn when held-out."""
+    bench = BENCHMARKS.get(task.benchmark or "")
+    held_out = bench is not None and bench.reference_user_turn is not None
+    per_turn = 1 + (task.perturbation != output.PERTURBATION_NONE) + held_out
     return (task.n_docs or 0) * task.repeats * per_turn
 
 
@@ -53,7 +54,7 @@ def approx_count(task: TaskRun, metric: str) -> tuple[float, int] | None:
 
     Args:
         task: a uta task of the run.
-        metric: a rate metric (see :data:`uta_tasks.runs.estimates.COUNT_METRICS`).
+        metric: a rate metric (see :func:`uta_tasks.runs.estimates.count_metrics`).
     """
     docs = task.n_docs or 0
     turns = docs * task.repeats
@@ -65,7 +66,7 @@ def approx_count(task: TaskRun, metric: str) -> tuple[float, int] | None:
         return _clip(task.value(output.UNJUDGED) or 0.0, _verdicts(task))
     if metric in (output.ACCURACY, output.GENUINE_PASS_AT_K):
         return _clip(value * docs, docs)
-    if metric in (output.CHANGED_SHARE, output.GENUINE_REFERENCE):
+    if metric in (output.SHARE_CHANGED, output.GENUINE_REFERENCE):
         return _clip(value * turns, turns)
     if metric in (output.GENUINE_CORRECT, output.GENUINE_WRONG):
         accuracy = derived_value(task, output.ACCURACY)

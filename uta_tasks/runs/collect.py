@@ -166,7 +166,7 @@ def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
                     log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
                 chosen[key] = TaskRow(key[0], temperature, task, row.benchmark,
                                       row.perturbation or output.PERTURBATION_NONE, row.metrics, run, model)
-    order = {p: i for i, p in enumerate(output.PERTURBATIONS)}
+    order: dict[str, int] = {p: i for i, p in enumerate(output.PERTURBATIONS)}
     benches = list(BENCHMARKS)
     data.rows = sorted(chosen.values(), key=lambda r: (
         r.model, r.temperature is None, r.temperature or 0.0,

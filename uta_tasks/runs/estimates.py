@@ -1,6 +1,7 @@
 """Point estimates and 95% intervals of every metric of a task or group of a run.
 
-* Rates that are shares of units (judged turns, docs, verdicts; :data:`COUNT_METRICS`):
+* Rates that are shares of units (judged turns, docs, verdicts; :func:`count_metrics`, the
+  rows of :mod:`uta_tasks.metrics.table` with units):
   ``value = k / n`` with a Wilson interval. Counts come from the samples when they were
   logged, else from the results JSON (:mod:`uta_tasks.runs.approx`, flagged approximate).
   A group pools the units of its member tasks.
@@ -18,33 +19,22 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from uta_tasks.metrics.table import observed_metrics
 from uta_tasks.runs.approx import approx_count, derived_value
 from uta_tasks.runs.observations import Observations
 from uta_tasks.runs.run import Run, TaskRun
 from uta_tasks.schema import output
-from uta_tasks.schema.labels import LABELS
 from uta_tasks.stats import Interval, newcombe, paired_bootstrap, wilson, z_value
 
 SAMPLES = "samples"
 APPROXIMATE = "results (approximate)"
 
-_BASE_COUNT_METRICS = (
-    output.ACCURACY,
-    output.GENUINE,
-    output.GENUINE_BASE,
-    output.GENUINE_REFERENCE,
-    output.GENUINE_PASS_AT_K,
-    output.GENUINE_CORRECT,
-    output.GENUINE_WRONG,
-    output.UNJUDGED_SHARE,
-    output.CHANGED_SHARE,
-)
 _SUMMED = (output.UNJUDGED, output.TRUNC_EMPTIED, *output.JUDGE_USAGE_METRICS)
 
 
 def count_metrics() -> tuple[str, ...]:
-    """Metrics that are shares of units and get Wilson intervals."""
-    return (*_BASE_COUNT_METRICS, *(output.label_metric(x) for x in LABELS))
+    """Metrics that are shares of units and get Wilson intervals (the table's rows with units)."""
+    return observed_metrics()
 
 
 @dataclass(frozen=True)
@@ -182,8 +172,7 @@ def _diff(tasks: list[TaskRun], settings: EstimateSettings, lm_eval: float | Non
 
 
 def _reports(task: TaskRun, metric: str) -> bool:
-    source = {output.ACCURACY: task.primary, output.CHANGED_SHARE: output.PCT_CHANGED,
-              output.UNJUDGED_SHARE: output.UNJUDGED}.get(metric, metric)
+    source = {output.ACCURACY: task.primary, output.UNJUDGED_SHARE: output.UNJUDGED}.get(metric, metric)
     return source is not None and source in task.values
 
 
@@ -207,7 +196,7 @@ def estimate(run: Run, name: str, metric: str, settings: EstimateSettings | None
     Args:
         run: the run.
         name: task or group name.
-        metric: metric name (lm-eval's, or ``accuracy``, ``unjudged_share``, ``changed_share``).
+        metric: metric name (lm-eval's, or ``accuracy``, ``unjudged_share``).
         settings: interval settings (defaults: 95%, 2000 replicates, seed 0).
     """
     settings = settings or EstimateSettings()

@@ -1,11 +1,11 @@
-"""Per-turn 0/1 observations of a task, from its logged samples.
+"""Per-unit observations of a task, from its logged samples.
 
 Every rate the gate and the report put an interval on is a share of *units*: judged user
-turns for follow-up rates and label shares, docs for accuracy and pass@k, verdicts for the
-unjudged share. An observation is keyed by ``(task, doc_id, repeat, slot)``; slot 1 is the
-unperturbed user turn ``u_ref`` of a perturbed task (only the unjudged share uses it), so
-the same key on two runs is the same turn of the same doc: that is what the paired
-bootstrap matches on.
+turns for follow-up rates and label shares, docs for accuracy, answers for pass@k, verdicts
+for the unjudged share. The units of a doc are the ones its metric functions give
+(:mod:`uta_tasks.metrics.values`, run by :func:`uta_tasks.metrics.results.measure`); an
+observation is keyed by ``(task, doc_id, repeat, slot)``, so the same key on two runs is the
+same turn of the same doc: that is what the paired bootstrap matches on.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from uta_tasks.metrics.results import Measured
 from uta_tasks.runs.samples import DocSample
-from uta_tasks.schema import output
-from uta_tasks.schema.labels import LABELS
-from uta_tasks.schema.verdict import Verdict
 
 Key = tuple[str, int, int, int]
 
@@ -67,51 +65,19 @@ class Observations:
         return out
 
 
-def _add_verdict(obs: Observations, metric: str, verdict: Verdict | None, key: Key) -> None:
-    if verdict is not None and verdict.judged:
-        obs.add(metric, key, 1.0 if verdict.genuine else 0.0)
-
-
-def _doc_correct(doc: DocSample, primary: str | None) -> bool | None:
-    value = doc.metrics.get(primary) if primary else None
-    if isinstance(value, (bool, int, float)):
-        return float(value) >= 1.0
-    return None
-
-
-def from_samples(task: str, docs: list[DocSample], primary: str | None) -> Observations:
-    """Observations of one task from its logged docs.
+def from_measured(task: str, docs: list[DocSample], measured: list[Measured]) -> Observations:
+    """Observations of one task: the units :func:`uta_tasks.metrics.results.measure` gave
+    for each logged doc (the same function gives the doc's values to lm-eval), keyed by task
+    and doc.
 
     Args:
         task: task name (the first part of every key).
         docs: the task's logged docs.
-        primary: the benchmark's primary accuracy metric (None when held-out).
+        measured: each doc's values and units (:func:`uta_tasks.runs.from_samples.measure_docs`).
     """
     obs = Observations()
-
-    for doc in docs:
-        correct = _doc_correct(doc, primary)
-        if correct is not None:
-            obs.add(output.ACCURACY, (task, doc.doc_id, 0, 0), float(doc.metrics[primary]))  # type: ignore[index]
-        any_judged, any_genuine = False, False
-        for repeat, record in enumerate(doc.records):
-            key: Key = (task, doc.doc_id, repeat, 0)
-            verdict = record.verdict
-            _add_verdict(obs, output.GENUINE, verdict, key)
-            if verdict is not None and verdict.judged:
-                any_judged = True
-                any_genuine = any_genuine or bool(verdict.genuine)
-                for label in LABELS:
-                    obs.add(output.label_metric(label), key, float(verdict.label == label))
-                if correct is not None:
-                    _add_verdict(obs, output.GENUINE_CORRECT if correct else output.GENUINE_WRONG, verdict, key)
-            _add_verdict(obs, output.GENUINE_BASE, record.verdict_ref, key)
-            _add_verdict(obs, output.GENUINE_REFERENCE, record.verdict_reference, key)
-            for slot, v in enumerate((record.verdict, record.verdict_ref)):
-                if v is not None:
-                    obs.add(output.UNJUDGED_SHARE, (task, doc.doc_id, repeat, slot), 0.0 if v.judged else 1.0)
-            if record.perturbed:
-                obs.add(output.CHANGED_SHARE, key, float(record.u != record.u_ref))
-        if any_judged:
-            obs.add(output.GENUINE_PASS_AT_K, (task, doc.doc_id, 0, 0), float(any_genuine))
+    for doc, found in zip(docs, measured, strict=True):
+        for metric, units in found.units.items():
+            for (repeat, slot), value in units.items():
+                obs.add(metric, (task, doc.doc_id, repeat, slot), value)
     return obs

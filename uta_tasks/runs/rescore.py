@@ -3,7 +3,7 @@ verdicts): the same metric set and values a live run of the same settings report
 
 The metric set comes from :func:`uta_tasks.metrics.shape.task_metrics`, the rule the live
 task uses, fed with the task's own settings (:func:`uta_tasks.runs.from_samples.task_settings`), and each per-doc value
-from :func:`uta_tasks.metrics.results.doc_metrics`.
+from :func:`uta_tasks.metrics.results.measure`, the function the live task uses.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from uta_tasks import lm_eval_compat as compat
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.metrics.table import lm_eval_aggregation, lm_eval_doc_values
 from uta_tasks.probe.task_settings import TaskSettings
-from uta_tasks.runs.from_samples import benchmark_of, per_doc_values, task_settings
+from uta_tasks.runs.from_samples import benchmark_of, measure_docs, task_settings
 from uta_tasks.runs.jsonio import read_json
 from uta_tasks.runs.sample_files import SamplesFile, find_samples
 from uta_tasks.runs.samples import DocSample, read_samples
@@ -72,8 +72,8 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
     first = task.first
     bench = benchmark_of(task.task, task.meta, task.docs)
     specs = task_metrics(bench, first.perturbation, task.settings, judged)
-    per_doc = per_doc_values(task.docs, specs, bench)
-    per_doc = [lm_eval_doc_values(specs, values) for values in per_doc]  # as lm-eval gets them
+    _, measured = measure_docs(task.task, task.meta, task.docs, bench.primary, specs, bench)
+    per_doc = [lm_eval_doc_values(specs, m.values) for m in measured]  # as lm-eval gets them
     for doc, values in zip(task.docs, per_doc, strict=True):
         texts = [r.to_json() for r in doc.records]
         for name in {s.name for s in specs} - set(values):

@@ -9,9 +9,9 @@ from typing import Any
 
 from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.runs.folder import RunFiles, single_run
-from uta_tasks.runs.from_samples import missing_values
+from uta_tasks.runs.from_samples import measure_docs, missing_values
 from uta_tasks.runs.jsonio import read_json
-from uta_tasks.runs.observations import Observations, from_samples
+from uta_tasks.runs.observations import Observations, from_measured
 from uta_tasks.runs.samples import DocSample, read_samples
 from uta_tasks.schema import output
 
@@ -167,8 +167,9 @@ def _task(name: str, results: dict[str, Any], files: RunFiles) -> TaskRun:
     path = files.samples.get(name)
     if task.is_uta and path is not None:
         task.docs = read_samples(path)
-        task.observations = from_samples(name, task.docs, task.primary)
-        extra = missing_values(name, meta, task.docs, set(values))
+        specs, measured = measure_docs(name, meta, task.docs, task.primary)
+        task.observations = from_measured(name, task.docs, measured)
+        extra = missing_values(specs, measured, set(values))
         task.values.update(extra)
         task.from_samples = frozenset(extra)
     return task

@@ -36,7 +36,15 @@ def estimate_from_json(metric: str, data: Mapping[str, Any], confidence: float =
 
 
 def _metrics_from(raw: Mapping[str, Any] | None, confidence: float) -> dict[str, Estimate]:
-    return {str(m): estimate_from_json(str(m), e or {}, confidence) for m, e in (raw or {}).items()}
+    """The entries of a saved summary under today's names; where an older summary holds a
+    quantity under both names (``share_changed`` from lm-eval, ``changed_share`` with its
+    interval), the entry of the older name is the one with counts and interval."""
+    out = {str(m): estimate_from_json(str(m), e or {}, confidence) for m, e in (raw or {}).items()
+           if str(m) not in output.FORMER_NAMES}
+    for old, new in output.FORMER_NAMES.items():
+        if raw and old in raw:
+            out[new] = estimate_from_json(new, raw[old] or {}, confidence)
+    return out
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ and of a verdict are not listed: they are the attributes of
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 # ---- lm-eval output files ---------------------------------------------------------------
 RESULTS_GLOB = "results_*.json"
 RESULTS_PREFIX = "results_"
@@ -45,17 +47,27 @@ GENUINE_CORRECT = "genuine_followup_correct"
 GENUINE_WRONG = "genuine_followup_wrong"
 GENUINE_REFERENCE = "genuine_followup_reference"
 UNJUDGED = "unjudged"
-PCT_CHANGED = "share_changed"
-# The share of docs whose u changed, reported as a 0-1 share (``share_changed``).
-PCT_CHANGED_SCALE = 1.0
+SHARE_CHANGED = "share_changed"  # the share of repeats whose u differs in text from u_ref (0-1)
 TRUNC_EMPTIED = "trunc_emptied"
 LABEL_PREFIX = "label_"
 JUDGE_USAGE_METRICS = ("judge_calls", "judge_cache_hits", "judge_input_tokens", "judge_output_tokens")
 
 # ---- metrics this package derives (documented in docs/gate.md) ------------------------------
 ACCURACY = "accuracy"  # the benchmark's primary accuracy metric, under one name
-UNJUDGED_SHARE = "unjudged_share"  # unjudged verdicts / all verdicts (verdict and verdict_ref)
-CHANGED_SHARE = "changed_share"  # lm-eval's share_changed (0-1), with an interval
+UNJUDGED_SHARE = "unjudged_share"  # unjudged verdicts / all verdicts (u, u_ref, the real next turn)
+
+# Names an older uta-tasks wrote for the same quantity. Readers of saved files (summary.json,
+# gate rules, the paper's cells) read them under today's name.
+FORMER_NAMES = {"changed_share": SHARE_CHANGED}
+
+
+def current_name(metric: str) -> str:
+    """Today's name of a metric that a saved file may spell the old way (``changed_share``).
+
+    Args:
+        metric: a metric name as read from a file.
+    """
+    return FORMER_NAMES.get(metric, metric)
 
 
 def label_metric(label: str) -> str:
@@ -81,8 +93,10 @@ META_JUDGE_PROMPT = "judge_prompt"
 META_JUDGE_TEMPERATURE = "judge_temperature"
 # The probe's modes (issue 17): run dimensions like temperature, never pooled together.
 RUN_MODES = ("pass2_context", "truncate_scope")
-PERTURBATION_NONE = "none"
-PERTURBATIONS = (PERTURBATION_NONE, "trunc", "question")  # in the order tables list them
+# The perturbations of the assistant turn (uta_tasks.probe.perturb), in the order tables list them.
+Perturbation = Literal["none", "trunc", "question"]
+PERTURBATIONS: tuple[Perturbation, ...] = get_args(Perturbation)
+PERTURBATION_NONE: Perturbation = "none"
 TASK_PREFIX = "uta_"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.lm_eval_compat import source_tasks
-from uta_tasks.probe.perturb import PERTURBATIONS
+from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.tasks.generate import TASKS_DIR
 
 from .benchmark import load

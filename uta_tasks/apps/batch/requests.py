@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
-from uta_tasks.probe.plan import CHARS_PER_TOKEN  # characters per token of the printed estimate
+from uta_tasks.judge.prompt import estimated_tokens
 
 ENDPOINT: Final = "/v1/chat/completions"
 MAX_REQUESTS = 50_000
@@ -118,6 +118,6 @@ def estimate_tokens(requests: int, prompt_chars: int, max_tokens: int) -> dict[s
     """
     return {
         "requests": requests,
-        "input_tokens_estimate": -(-prompt_chars // CHARS_PER_TOKEN),
+        "input_tokens_estimate": estimated_tokens(prompt_chars),
         "output_tokens_max": requests * max_tokens,
     }

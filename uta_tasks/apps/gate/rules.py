@@ -32,6 +32,7 @@ from typing import Any
 
 from uta_tasks.apps.gate.errors import GateInputError
 from uta_tasks.runs.comparability import GATE_KEYS
+from uta_tasks.schema import output
 
 OPS = (">=", ">", "<=", "<")
 # Every setting that changes the measurement and that a baseline comparison guards.
@@ -167,7 +168,8 @@ def parse_rule(raw: Any, index: int, source: str = "<rules>") -> Rule:
     kinds = [k for k in ("op", "max_drop", "max_rise") if k in data]
     if len(kinds) != 1:
         raise GateInputError(f"{where}: give exactly one of 'op' + 'value', 'max_drop' or 'max_rise' (got {kinds})")
-    rule = Rule(name="", task=data["task"].strip(), metric=data["metric"].strip())
+    # a rules file written for an older uta-tasks may name a metric the old way (changed_share)
+    rule = Rule(name="", task=data["task"].strip(), metric=output.current_name(data["metric"].strip()))
     if "op" in data:
         if data["op"] not in OPS:
             raise GateInputError(f"{where}: op {data['op']!r} is not one of {OPS}")

@@ -90,7 +90,7 @@ def summary_table(summary: RunSummary | Run, checks: Mapping[str, Mapping[str, S
             _fmt(_value(row, primary)) if primary else "-",
             _rate(row, output.GENUINE, slots.get(VERDICT)),
             _rate(row, output.GENUINE_BASE, slots.get(VERDICT_REF)),
-            _fmt(_value(row, output.PCT_CHANGED)),
+            _fmt(_value(row, output.SHARE_CHANGED)),
             f"{top} ({100 * labels[top]:.0f}%)" if top else "-",
             _fmt(_value(row, output.UNJUDGED), percent=False),
             _fmt(_value(row, "judge_calls_saved"), percent=False),

@@ -81,7 +81,7 @@ def table1_question(data: ReportData) -> Table | None:
     for r in rows:
         table.rows.append([r.model, temp_text(r.temperature), _printed(r.benchmark),
                            rate_cell(r.metric(output.GENUINE_BASE)), rate_cell(r.metric(output.GENUINE)),
-                           rate_cell(r.metric(output.CHANGED_SHARE))])
+                           rate_cell(r.metric(output.SHARE_CHANGED))])
     return table
 
 

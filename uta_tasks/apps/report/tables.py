@@ -140,7 +140,7 @@ def perturbations(data: ReportData) -> Table:
         diff = row.metric(output.GENUINE_DIFF)
         table.rows.append([row.model, temp_text(row.temperature), row.benchmark, row.perturbation,
                            rate_cell(row.metric(output.GENUINE_BASE)), rate_cell(row.metric(output.GENUINE)),
-                           rate_cell(diff), percent(row.metric(output.CHANGED_SHARE).value), _n(diff)])
+                           rate_cell(diff), percent(row.metric(output.SHARE_CHANGED).value), _n(diff)])
     return table
 
 

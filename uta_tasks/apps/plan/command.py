@@ -1,11 +1,12 @@
 """``uta-eval ... --plan``: what a run will do and cost, printed before it starts.
 
 The same command line as the run, plus ``--plan``: nothing is generated and no judge is
-called. It reads ``--tasks``, ``--limit``, ``--gen_kwargs``, ``--metadata`` and
+called; the documents are read as the run reads them, and the plan prints what that
+contacts. It reads ``--tasks``, ``--limit``, ``--gen_kwargs``, ``--metadata`` and
 ``--predict_only`` (every other lm-eval flag is accepted and ignored) and prints the tasks
 and documents, generations per pass, token budgets, judge calls after de-duplication, the
 judge's input and output tokens, and, with ``--plan_price IN,OUT``, the cost live and
-through the Batch API. The counting is :mod:`uta_tasks.probe.plan`.
+through the Batch API. The counting is :mod:`uta_tasks.apps.plan.counts`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import sys
 from collections.abc import Sequence
 
 from uta_tasks.apps.judge_options import metadata_from_json
-from uta_tasks.probe.plan import BATCH_DISCOUNT, CHARS_PER_TOKEN, Assumed, Plan, PlanError, Price, make_plan
+from uta_tasks.apps.plan.counts import BATCH_DISCOUNT, Assumed, Plan, PlanError, Price, make_plan
+from uta_tasks.judge.prompt import CHARS_PER_TOKEN
 
 PROG = "uta-eval --plan"
 
@@ -67,8 +69,16 @@ def render(plan: Plan, price: Price | None, assumed: Assumed) -> str:
         price: the judge's price, or None.
         assumed: lengths assumed for the estimate.
     """
-    out = ["Plan (no model loaded, no judge called). Counts before lm-eval's request cache, the judge cache "
-           "and pre-labels.", ""]
+    out = [
+        "Plan: no model is loaded and no judge is called. Counts are before lm-eval's request cache, the judge "
+        "cache and pre-labels.",
+        f"Read: the uta task files, the judge prompt {plan.judge_prompt} and each benchmark's documents, as the run "
+        "reads them (where each came from is under \"Tasks and documents\").",
+        (f"Network: reading the documents contacts {'; '.join(plan.contacts)}." if plan.contacts else
+         "Network: nothing is contacted; the documents come from local files or the `datasets` cache, and no NLTK "
+         "data is downloaded."),
+        "",
+    ]
     widths = (14, 6, 7, 9, 11, 12)
     out.append(_row(("benchmark", "tasks", "docs", "answers", "user turns", "judge calls"), widths))
     for b in plan.benchmarks:

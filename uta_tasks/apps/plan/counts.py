@@ -1,6 +1,12 @@
 """A run's plan before the run: documents, generations, budgets, judge calls, tokens and cost.
 
-Nothing here loads a model or calls a judge. The counts follow the probe's own rules
+Nothing here loads a model or calls a judge. It reads the uta task files, the judge's prompt
+template and each benchmark's documents as its task would
+(:func:`uta_tasks.apps.plan.documents.load_documents`), and so contacts what those loaders
+contact (:func:`uta_tasks.apps.plan.documents.contacts`): the Hugging Face Hub for a data set
+not given as files (unless ``HF_HUB_OFFLINE=1``), a data URL, and, for IFEval and IFBench,
+NLTK's data index when the NLTK data their documents need is missing and downloads are on.
+The counts follow the probe's own rules
 (:mod:`uta_tasks.probe.hook`, :mod:`uta_tasks.probe.backend`, :mod:`uta_tasks.probe.judging`):
 
 * **greedy** (T = 0): identical requests are generated once. A benchmark's tasks share one
@@ -17,7 +23,7 @@ every doc fitting the model (``overlong: drop`` and texts that happen to be iden
 only lower them).
 
 Judge tokens are estimated from the real prompt template rendered around the real
-documents (:data:`CHARS_PER_TOKEN` characters per token): the fixed part (instructions,
+documents (:data:`uta_tasks.judge.prompt.CHARS_PER_TOKEN` characters per token): the fixed part (instructions,
 question, a held-out doc's given answer and real next turn) is measured; the answer and
 user turn the judge will read are not known before the run, so they enter as bounds (empty,
 or at their token budgets) or as lengths the user assumes.
@@ -26,28 +32,23 @@ or at their token budgets) or as lengths the user assumes.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.apps.plan.documents import Documents, PlanError, load_documents
+from uta_tasks.judge.prompt import estimated_tokens
 from uta_tasks.probe.backend import is_greedy
 from uta_tasks.probe.task_settings import TaskSettings
 
 log = logging.getLogger(__name__)
 
-# Characters per token of the judge's input, for estimates only (English text).
-CHARS_PER_TOKEN = 4
 # The OpenAI Batch API's price against live calls. Source: OpenAI Help Center, "Batch API FAQ"
 # (https://help.openai.com/en/articles/9197833-batch-api-faq): "Each model will be offered at
 # 50% cost discount vs. the synchronous APIs". Read 2026-12-01. Pass another with --plan_batch_discount.
 BATCH_DISCOUNT = 0.5
-
-
-class PlanError(ValueError):
-    """A plan cannot be made from these arguments; the message names the fix."""
 
 
 @dataclass(frozen=True)
@@ -83,24 +84,6 @@ class Assumed:
     answer_tokens: int | None = None
     user_tokens: int | None = None
     reply_tokens: int | None = None
-
-
-@dataclass(frozen=True)
-class Documents:
-    """A benchmark's documents as the plan counts them.
-
-    Attributes:
-        n: documents (after ``--limit``).
-        loaded: whether the data set was read (else ``n`` is the paper's size).
-        origin: where ``n`` comes from, in words.
-        fixed_chars: per judge item kind (``u``, ``reference``), the characters of the rendered
-            judge prompts over the counted documents with the unknown texts empty.
-    """
-
-    n: int
-    loaded: bool
-    origin: str
-    fixed_chars: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -172,11 +155,23 @@ class Plan:
     def judge_calls(self) -> int:
         return sum(b.judge_calls for b in self.benchmarks)
 
+    @property
+    def contacts(self) -> tuple[str, ...]:
+        """What reading the documents may contact over the network, each once, as phrases
+        (``the Hugging Face Hub (openai/gsm8k, google/IFEval)``)."""
+        details: dict[str, list[str]] = {}
+        for b in self.benchmarks:
+            for what, detail in b.docs.contacts:
+                seen = details.setdefault(what, [])
+                if detail and detail not in seen:
+                    seen.append(detail)
+        return tuple(f"{what} ({', '.join(d)})" if d else what for what, d in details.items())
+
     def input_tokens(self, answer_tokens: int, user_tokens: int) -> int:
         """Judge input tokens with answers and user turns of these lengths."""
         fixed = sum(b.input_chars for b in self.benchmarks) if self.judged else 0
         unknown = sum(b.judged_answers * answer_tokens + b.judged_user_turns * user_tokens for b in self.benchmarks)
-        return -(-fixed // CHARS_PER_TOKEN) + (unknown if self.judged else 0)
+        return estimated_tokens(fixed) + (unknown if self.judged else 0)
 
 
 # ---- the run's tasks -----------------------------------------------------------------
@@ -230,73 +225,6 @@ def expand(names: Sequence[str]) -> tuple[list[tuple[str, str, str]], list[str]]
     for name in names:
         visit(name)
     return list(found.values()), other
-
-
-# ---- documents -----------------------------------------------------------------------
-
-
-def limited(n: int, limit: float | None) -> int:
-    """lm-eval's ``--limit``: a count, or a fraction below 1 of the documents (rounded up)."""
-    if limit is None:
-        return n
-    return min(n, int(math.ceil(n * limit)) if limit < 1.0 else int(limit))
-
-
-def paper_size(benchmark: str) -> int | None:
-    """The documents the paper evaluated for a benchmark, as its data module declares them
-    (``DataSource.paper_size``, or the module's ``PAPER_SIZE``); None when it gives none."""
-    import importlib
-
-    from uta_tasks.datasets import BENCHMARKS, gpqa
-
-    module = importlib.import_module(BENCHMARKS[benchmark].load.__module__)
-    source = gpqa.source(benchmark) if getattr(module, "CONFIG", None) == benchmark else getattr(module, "SOURCE", None)
-    size = getattr(source, "paper_size", None) or getattr(module, "PAPER_SIZE", None)
-    return int(size) if size is not None else None
-
-
-def _judge_prompt_chars(template: Any, context: list[tuple[str, str]], user_turn: str) -> int:
-    from uta_tasks.judge import JudgeItem
-
-    return sum(len(m["content"]) for m in template.render(JudgeItem(tuple(context), user_turn)))
-
-
-def load_documents(benchmark: str, metadata: Mapping[str, Any], limit: float | None, template: Any) -> Documents:
-    """Read a benchmark's documents as its task would and measure their judge prompts;
-    when the data set cannot be read, count the paper's size and say so.
-
-    Args:
-        benchmark: the benchmark key.
-        metadata: the run's ``--metadata`` (data settings included).
-        limit: ``--limit``.
-        template: the judge's prompt template (:func:`uta_tasks.judge.prompt.load_template`).
-    """
-    from uta_tasks.datasets import BENCHMARKS
-
-    bench = BENCHMARKS[benchmark]
-    try:
-        split = bench.load(**dict(metadata))["test"]
-    except Exception as error:  # noqa: BLE001 - any failure to read is reported, and counted from the paper
-        size = paper_size(benchmark)
-        reason = " ".join(str(error).split())[:400] or type(error).__name__
-        if size is None:
-            raise PlanError(f"{benchmark}: its data set could not be loaded ({reason}) and the paper gives no size; "
-                            f"pass --metadata '{{\"{benchmark}_data_files\": \"/path/to/file.jsonl\"}}'") from None
-        n = limited(size, limit)
-        # The judge prompts are counted without the question (not known): the template alone.
-        chars = {"u": n * _judge_prompt_chars(template, [("user", ""), ("assistant", "")], "")}
-        return Documents(n, False, f"the data set did not load, so counted from the paper's N = {size} (question "
-                                   f"texts not in the token estimate). The loader said: {reason}", chars)
-    n = limited(len(split), limit)
-    chars = {"u": 0, "reference": 0}
-    for doc in split.select(range(n)):
-        turns = [(m["role"], str(m["content"])) for m in bench.doc_to_messages(doc)]
-        given = bench.given_answer(doc) if bench.given_answer else ""
-        chars["u"] += _judge_prompt_chars(template, [*turns, ("assistant", given)], "")
-        if bench.reference_user_turn is not None:
-            chars["reference"] += _judge_prompt_chars(template, [*turns, ("assistant", given)],
-                                                      bench.reference_user_turn(doc))
-    return Documents(n, True, f"loaded ({len(split)} in the data set)", chars)
 
 
 # ---- counts --------------------------------------------------------------------------
