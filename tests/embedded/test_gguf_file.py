@@ -1,6 +1,7 @@
-"""The GGUF reader against gguf-py: small files written here with ``gguf.GGUFWriter`` (every
-metadata type, string arrays, a custom alignment, each tensor type the reader dequantizes) read
-back with :class:`GGUFFile` and with gguf-py's own ``GGUFReader``."""
+"""GGUFFile, our view of gguf-py's reader: small files written here with ``gguf.GGUFWriter``
+(every metadata type, string arrays, a custom alignment, each tensor type the embedded models
+use) read back as plain metadata values and float32 arrays in numpy's order, and bad files
+refused with GGUFError."""
 
 from __future__ import annotations
 
@@ -99,22 +100,16 @@ def test_metadata_equals_gguf_py(gguf_file: Path) -> None:
         assert gguf.metadata == expected
 
 
-def test_tensor_table_and_alignment_equal_gguf_py(gguf_file: Path) -> None:
-    reader = GGUFReader(gguf_file)
+def test_tensor_table_in_file_order_with_numpy_shapes(gguf_file: Path) -> None:
     with GGUFFile.open(gguf_file) as gguf:
-        assert gguf.alignment == 64 and gguf.data_offset % 64 == 0
-        assert gguf.data_offset == reader.data_offset
-        assert list(gguf.tensors) == [t.name for t in reader.tensors] == list(TENSORS)
-        for tensor in reader.tensors:
-            info = gguf.tensors[tensor.name]
-            assert info.dims == tuple(int(d) for d in tensor.shape), tensor.name
-            assert info.shape == TENSORS[tensor.name][0]
-            assert info.ggml_type == tensor.tensor_type
-            assert gguf.data_offset + info.offset == tensor.data_offset
-            assert info.nbytes == tensor.n_bytes
+        assert list(gguf.tensors) == list(TENSORS)
+        for name, (shape, kind) in TENSORS.items():
+            values = gguf.tensor(name)
+            assert values.shape == shape and values.dtype == np.float32, name
+            assert gguf.tensors[name].tensor_type == kind
 
 
-def test_tensors_equal_gguf_py_bit_for_bit(gguf_file: Path) -> None:
+def test_tensors_equal_gguf_py_bit_for_bit_and_the_written_values(gguf_file: Path) -> None:
     reader = GGUFReader(gguf_file)
     with GGUFFile.open(gguf_file) as gguf:
         for seed, tensor in enumerate(reader.tensors):
@@ -122,15 +117,18 @@ def test_tensors_equal_gguf_py_bit_for_bit(gguf_file: Path) -> None:
             theirs = dequantize(tensor.data, tensor.tensor_type)
             assert ours.dtype == np.float32 and ours.shape == theirs.shape, tensor.name
             assert ours.tobytes() == theirs.astype(np.float32).tobytes(), tensor.name
+            assert ours.flags.writeable and not np.may_share_memory(ours, tensor.data), tensor.name  # a copy
+            written = _values(TENSORS[tensor.name][0], seed)
             if tensor.tensor_type == GGMLQuantizationType.F32:
-                assert np.array_equal(ours, _values(TENSORS[tensor.name][0], seed))
+                assert np.array_equal(ours, written)
+            else:  # quantized: near the written values, in the same order (not transposed or shuffled)
+                assert np.corrcoef(ours.ravel(), written.ravel())[0, 1] > 0.9, tensor.name
 
 
 def test_default_alignment_is_32(tmp_path: Path) -> None:
     path = write_gguf(tmp_path / "default.gguf", alignment=None)
     with GGUFFile.open(path) as gguf:
         assert "general.alignment" not in gguf.metadata
-        assert gguf.alignment == 32 and gguf.data_offset == GGUFReader(path).data_offset
         assert gguf.tensor("norm.weight").tobytes() == _values((64,), 0).tobytes()
 
 
@@ -141,11 +139,9 @@ def test_not_a_gguf_and_cut_files_are_refused(gguf_file: Path, tmp_path: Path) -
         "version.gguf": data[:4] + (1).to_bytes(4, "little") + data[8:],
         "cut-header.gguf": data[:300],
         "empty.gguf": b"",
+        "cut-data.gguf": data[:-100],
     }
     for name, content in cases.items():
         (tmp_path / name).write_bytes(content)
-        with pytest.raises(GGUFError):
+        with pytest.raises(GGUFError, match=name):
             GGUFFile.open(tmp_path / name)
-    (tmp_path / "cut-data.gguf").write_bytes(data[:-100])
-    with GGUFFile.open(tmp_path / "cut-data.gguf") as gguf, pytest.raises(GGUFError, match="past the end"):
-        gguf.tensor("q8_0.weight")

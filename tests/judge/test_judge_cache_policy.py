@@ -4,6 +4,8 @@ backend answered; a namespace separates caches of different backends."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -122,3 +124,26 @@ def test_cache_namespace_separates_backends(fault_server: FaultServer, fault_set
     key = cache_key("m", "v", "s", 0.0, None, batch[0].fingerprint())
     assert key == cache_key("m", "v", "s", 0.0, None, batch[0].fingerprint(), namespace=None)
     assert key != cache_key("m", "v", "s", 0.0, None, batch[0].fingerprint(), namespace="x")
+
+
+def test_a_cache_file_written_by_the_previous_version_is_read_and_extended(tmp_path: Path) -> None:
+    """Last round's file (its table, its WAL journal, its keys) is read as is by the sqlite store of this one."""
+    key = cache_key("judge-m", "followupeval-v4", "abc123", 0.0, None, "f" * 64)
+    # The keys of the previous version, for the same inputs: a changed key would make every cached verdict a miss.
+    assert key == "3b0f90203a1e244963a5cb80471aa8d8dc789085b3892efff34da8266a0038d7"
+    assert cache_key("judge-m", "followupeval-v4", "abc123", 0.0, None, "f" * 64, namespace="lab") == \
+        "eb91bdf8220d37e96c664ee0d72578ec83fafed635e877497d50c172358bf032"
+    old = {"judge_model": "judge-m", "prompt_version": "followupeval-v4", "prompt_sha": "abc123", "label": "other"}
+    path = tmp_path / "judge.sqlite"
+    with sqlite3.connect(path, isolation_level=None) as conn:  # as the previous version created and wrote it
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("CREATE TABLE verdicts (key TEXT PRIMARY KEY, judge_model TEXT NOT NULL, prompt_version TEXT "
+                     "NOT NULL, prompt_sha TEXT NOT NULL, verdict TEXT NOT NULL, created REAL NOT NULL)")
+        conn.execute("INSERT INTO verdicts VALUES (?, 'judge-m', 'followupeval-v4', 'abc123', ?, 1.0)",
+                     (key, json.dumps(old)))
+    conn.close()
+    with VerdictCache(path) as cache:
+        assert cache.get_many([key, "missing"]) == {key: old}
+        cache.put("new", {**old, "cached": True})
+        cache.check_writable()
+        assert cache.count() == 2 and cache.get_many(["new"]) == {"new": old}

@@ -158,7 +158,8 @@ def test_a_foreign_host_is_refused_so_dns_rebinding_reads_and_writes_nothing(ser
                          {"Host": value, "Content-Type": "application/json"}),
                 _request(served, "GET", "/", headers={"Host": value})):
         (status, headers, _), = _responses(served, raw)
-        assert status == 421 and headers["x-frame-options"] == "DENY"
+        # No Host at all is a malformed HTTP/1.1 request (RFC 9112 3.2: 400), refused by h11 before any route.
+        assert status == (400 if value is None else 421) and headers["x-frame-options"] == "DENY"
     with AnnotationDB(served.db_path) as db:
         assert db.export() == ([], 0)
 
@@ -297,3 +298,51 @@ def test_beyond_loopback_any_name_reaches_the_server_but_only_an_invite_reads(pa
                                 "Authorization": f"Bearer {secret}"})
         assert _responses(server, raw)[0][0] == 403
 
+
+
+def test_huge_numbers_in_a_request_get_a_4xx_and_no_traceback(served, caplog) -> None:
+    """A 5,000-digit Content-Length, query position or JSON position (beyond Python's int parsing limit)."""
+    digits = "9" * 5000
+    with caplog.at_level(logging.ERROR):
+        raw = _request(served, "POST", "/api/answer", _answer(label="other"),
+                       {"Content-Type": "application/json", "Content-Length": digits}, keep_alive=True)
+        (status, headers, body), = _responses(served, raw)
+        assert status == 400 and headers["connection"] == "close" and "Content-Length" in json.loads(body)["error"]
+        assert headers["x-frame-options"] == "DENY"
+        (status, _, body), = _responses(served, _request(served, "GET", f"/api/item?annotator=alice&position={digits}"))
+        assert status == 400 and "position" in json.loads(body)["error"] and len(body) < 500
+        for position in (digits, "1" + "0" * 30, "-" + digits):
+            answer = f'{{"annotator": "alice", "position": {position}, "label": "other"}}'.encode()
+            raw = _request(served, "POST", "/api/answer", answer, {"Content-Type": "application/json"})
+            (status, _, body), = _responses(served, raw)
+            assert status == 400 and len(body) < 500, position
+    assert "Traceback" not in caplog.text and not caplog.records
+    with AnnotationDB(served.db_path) as db:
+        assert db.export() == ([], 0)
+
+
+def test_clients_that_disconnect_early_leave_no_traceback_in_the_log(packet: Path, caplog, capfd) -> None:
+    """Requests abandoned at every stage; the server is stopped (which waits for every request) before the log is read."""
+    with caplog.at_level(logging.WARNING), AnnotationServer(packet, port=0) as server:
+        host, port = _host(server).rsplit(":", 1)
+        page = _request(server, "GET", "/", keep_alive=True)
+        answer = _request(server, "POST", "/api/answer", _answer(label="other"), {"Content-Type": "application/json"},
+                          keep_alive=True)
+        abandoned = [
+            b"",  # connected, sent nothing
+            page[:20],  # half a request line
+            page * 50,  # pipelined requests, none of the replies read
+            answer[:-10],  # a body cut short
+            answer,  # a whole request, its reply never read
+        ]
+        for raw in abandoned:
+            for reset in (False, True):
+                sock = socket.create_connection((host, int(port)), timeout=10)
+                if reset:  # close with a TCP reset, so the server's writes fail (broken pipe / reset)
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                sock.sendall(raw)
+                sock.close()
+        (status, _, _), = _responses(server, _request(server, "GET", "/api/session?annotator=alice"))
+        assert status == 200  # the server still answers
+    assert "Traceback" not in caplog.text and "Traceback" not in capfd.readouterr().err
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []

@@ -20,9 +20,10 @@
 - Each verdict is committed as soon as it arrives: killing the process loses at most
   the requests in flight. A write that fails (locked past the busy timeout, disk full,
   read-only) does not abort the run: see :class:`uta_tasks.judge.persist.CacheWriter`.
-- WAL journal and a busy timeout make concurrent writers (threads with their own
-  connection, or several processes) safe; writes are ``INSERT OR REPLACE`` of
-  identical content, so races are harmless.
+- Connection, WAL journal, busy timeout and transactions follow the project's sqlite
+  policy (:mod:`uta_tasks.stores.sqlite`, which also says why this is not ``diskcache``):
+  concurrent writers (threads with their own connection, or several processes) are safe;
+  writes are ``INSERT OR REPLACE`` of identical content, so races are harmless.
 - The stored verdict holds the prompt messages and the raw reply, never the API key.
 """
 
@@ -35,6 +36,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from uta_tasks.stores.sqlite import SqliteStore
 
 from .errors import JudgeConfigError
 
@@ -104,7 +107,7 @@ def filesystem_type(path: str | Path, mounts: str | Path | None = None) -> str |
     return best[1] if best else None
 
 
-class VerdictCache:
+class VerdictCache(SqliteStore):
     """One connection to the cache file; use from one thread (open one per thread).
 
     Args:
@@ -113,17 +116,12 @@ class VerdictCache:
     """
 
     def __init__(self, path: str | Path, busy_timeout: float | None = None) -> None:
-        self.path = Path(path)
         timeout = _BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(_SCHEMA)
+            super().__init__(path, (_SCHEMA,), timeout, durable=False)
         except (OSError, sqlite3.Error) as exc:
             raise JudgeConfigError(
-                f"judge_cache={str(self.path)!r} cannot be opened ({exc}): point judge_cache "
+                f"judge_cache={str(path)!r} cannot be opened ({exc}): point judge_cache "
                 "(or UTA_JUDGE_CACHE) to a writable file, or set judge_cache=none"
             ) from exc
 
@@ -136,16 +134,8 @@ class VerdictCache:
         Returns:
             The found ones, key -> verdict dict.
         """
-        wanted = list(dict.fromkeys(keys))
-        found: dict[str, dict[str, Any]] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._conn.execute(
-                f"SELECT key, verdict FROM verdicts WHERE key IN ({marks})", chunk
-            ).fetchall()
-            found.update({key: json.loads(text) for key, text in rows})
-        return found
+        rows = self.rows_for_keys("SELECT key, verdict FROM verdicts WHERE key IN ({marks})", keys)
+        return {key: json.loads(text) for key, text in rows}
 
     def put(self, key: str, verdict: dict[str, Any]) -> None:
         """Write one judged verdict and commit at once.
@@ -174,16 +164,9 @@ class VerdictCache:
             JudgeConfigError: The file cannot be written (locked, full, read-only).
         """
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.execute(
-                    "INSERT OR REPLACE INTO verdicts VALUES (?, '', '', '', '{}', ?)", (_PROBE_KEY, time.time())
-                )
-                self._conn.execute("DELETE FROM verdicts WHERE key = ?", (_PROBE_KEY,))
-                self._conn.execute("COMMIT")
-            except sqlite3.Error:
-                self._conn.execute("ROLLBACK")
-                raise
+            with self.transaction() as conn:
+                conn.execute("INSERT OR REPLACE INTO verdicts VALUES (?, '', '', '', '{}', ?)", (_PROBE_KEY, time.time()))
+                conn.execute("DELETE FROM verdicts WHERE key = ?", (_PROBE_KEY,))
         except sqlite3.Error as exc:
             raise JudgeConfigError(
                 f"judge_cache={str(self.path)!r} is not writable ({exc}): free the disk, stop the process "
@@ -194,13 +177,3 @@ class VerdictCache:
     def count(self) -> int:
         """Number of stored verdicts."""
         return int(self._conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
-
-    def __enter__(self) -> VerdictCache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

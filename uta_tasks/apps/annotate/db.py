@@ -19,7 +19,8 @@ decoded back on reading; packets from earlier versions (no ``text_codec``) hold 
 TEXT and are read as such.
 
 Saving: each answer is one ``BEGIN IMMEDIATE`` transaction that reads the stored answer
-and writes it back with the change, so concurrent saves for one item never lose a field.
+and writes it back with the change, so concurrent saves for one item never lose a field
+(connection, WAL and transactions: :mod:`uta_tasks.stores.sqlite`).
 
 The order of the packet is shuffled per annotator, seeded by the packet seed and the
 annotator's name, so it is stable across sessions and differs between annotators.
@@ -31,7 +32,6 @@ import hashlib
 import json
 import random
 import re
-import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.judge import LABELS
+from uta_tasks.stores.sqlite import SqliteStore
 
 from .packet import PacketItem
 
@@ -54,6 +55,7 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS invites (annotator TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL UNIQUE)",
 )
 TEXT_CODEC = "json"
+_BUSY_TIMEOUT_S = 30.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
 
 
@@ -97,7 +99,7 @@ def check_annotator(name: str) -> str:
     return cleaned
 
 
-class AnnotationDB:
+class AnnotationDB(SqliteStore):
     """One connection to an annotation database (open one per thread).
 
     Args:
@@ -105,22 +107,7 @@ class AnnotationDB:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        for statement in _SCHEMA:
-            self._conn.execute(statement)
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
-
-    def __enter__(self) -> AnnotationDB:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().__init__(path, _SCHEMA, _BUSY_TIMEOUT_S)
 
     def meta(self) -> dict[str, Any]:
         """How the packet was drawn (empty when there is no packet yet)."""
@@ -139,24 +126,17 @@ class AnnotationDB:
         if self.meta():
             raise AnnotationError(f"{self.path} already holds a packet: use it, or give another --db")
         meta = {**meta, "text_codec": TEXT_CODEC}
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            self._conn.executemany(
-                "INSERT INTO packet_meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()]
-            )
-            self._conn.executemany(
+        with self.transaction() as conn:
+            conn.executemany("INSERT INTO packet_meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
+            conn.executemany(
                 "INSERT INTO packet_items VALUES (?, ?, ?, ?)",
                 [(_ascii(it.item_id), rank, json.dumps([list(turn) for turn in it.context]), json.dumps(it.user_turn))
                  for rank, it in enumerate(items)],
             )
-            self._conn.executemany(
+            conn.executemany(
                 "INSERT INTO packet_strata VALUES (?, ?, ?, ?)",
                 [(_ascii(it.item_id), json.dumps(it.task), json.dumps(it.model), it.judge_label) for it in items],
             )
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
 
     def size(self) -> int:
         """Number of items in the packet."""
@@ -219,19 +199,14 @@ class AnnotationDB:
         if not 0 <= position < len(order):
             raise AnnotationError(f"position {position} is outside the packet (0-{len(order) - 1})")
         name, item_id = check_annotator(annotator), order[position]
-        self._conn.execute("BEGIN IMMEDIATE")  # read and write in one transaction: no lost field
-        try:
+        with self.transaction() as conn:  # read and write in one transaction: no lost field
             label, genuine = self._answer(name, item_id)
             label = changes.get("label", label)
             genuine = changes.get("genuine", genuine)
-            self._conn.execute(
+            conn.execute(
                 "INSERT OR REPLACE INTO annotations VALUES (?, ?, ?, ?, ?)",
                 (name, item_id, label, None if genuine is None else int(genuine), time.time()),
             )
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
         return label, genuine
 
     def progress(self, annotator: str) -> tuple[int, int | None]:

@@ -15,21 +15,30 @@ rebinding). The server refuses them all:
   ``Sec-Fetch-Site: cross-site`` / ``same-site`` on the API.
 - **POST bodies** are ``application/json`` only (a cross-site page cannot send that
   without a CORS preflight, which is never granted), at most :data:`MAX_BODY` bytes, with a
-  valid ``Content-Length`` and no ``Transfer-Encoding``; the body is always read in full
-  or the connection closed, so no body is ever parsed as the next request.
+  ``Content-Length`` and no ``Transfer-Encoding``. The HTTP framing itself (request line,
+  header syntax, a ``Content-Length`` that is not a byte count) is h11's, under uvicorn: a
+  body is always consumed by its declared length, so no body is ever parsed as the next
+  request, and a malformed request gets 400 with the connection closed (see :mod:`.server`).
+- **Methods** other than GET, HEAD and POST get 501 and a closed connection.
 - **Answers** are JSON objects, nested at most :data:`MAX_DEPTH` deep.
 - Every response carries :data:`SECURITY_HEADERS` (no framing, no sniffing, no caching).
+
+:class:`Guard` applies all of it as ASGI middleware around the Starlette app of
+:mod:`.routes`, so no route can be reached without it.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from email.message import Message
 from typing import Any
 from urllib.parse import urlsplit
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY = 64 * 1024
 MAX_DEPTH = 8
@@ -46,6 +55,8 @@ SECURITY_HEADERS = {
 }
 FORWARDING_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP")
 _ALLOWED_FETCH_SITES = ("same-origin", "none")
+METHODS = ("GET", "HEAD", "POST")
+ResponseHook = Callable[[str, str, int, bytes], None]
 
 
 class Refused(Exception):
@@ -145,7 +156,7 @@ def _split_host(host: str) -> tuple[str | None, int | None]:
     return name, int(port_text) if port_text else None
 
 
-def check_request(served: Served, headers: Message, api: bool) -> None:
+def check_request(served: Served, headers: Headers, api: bool) -> None:
     """Refuse a request sent to another name, or from another site.
 
     Args:
@@ -167,30 +178,32 @@ def check_request(served: Served, headers: Message, api: bool) -> None:
         raise Refused(403, f"a {site} request is refused: open the annotation page itself")
 
 
-def body_length(headers: Message) -> int:
-    """The declared body length of a request, checked.
+def body_length(headers: Headers) -> int:
+    """The declared body length of a request, checked (h11 has already refused a malformed one).
 
     Args:
         headers: the request headers.
 
     Raises:
-        Refused: chunked or otherwise encoded bodies (411), a malformed ``Content-Length``
-            (400) or one over :data:`MAX_BODY` (413); the connection must then be closed.
+        Refused: chunked or otherwise encoded bodies (411), a ``Content-Length`` that is not
+            one byte count (400) or one over :data:`MAX_BODY` (413); the connection must then
+            be closed.
     """
     if headers.get("Transfer-Encoding") is not None:
         raise Refused(411, "send the body with a Content-Length, not a Transfer-Encoding", close=True)
-    raw = [str(value) for value in headers.get_all("Content-Length") or ()]
+    raw = {value.strip() for value in headers.getlist("Content-Length")}
     if not raw:
         return 0
-    if len(set(raw)) != 1 or not raw[0].strip().isdigit() or not raw[0].strip().isascii():
-        raise Refused(400, f"Content-Length {', '.join(raw)!r} is not a byte count", close=True)
-    length = int(raw[0].strip())
+    text = raw.pop()
+    if raw or not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_BODY)) + 12:
+        raise Refused(400, "the Content-Length is not one byte count", close=True)
+    length = int(text)
     if length > MAX_BODY:
         raise Refused(413, f"a request body is at most {MAX_BODY} bytes, got {length}", close=True)
     return length
 
 
-def check_json_type(headers: Message) -> None:
+def check_json_type(headers: Headers) -> None:
     """Refuse a POST whose body is not declared ``application/json``.
 
     Args:
@@ -239,3 +252,85 @@ def parse_object(body: bytes) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise Refused(400, "an answer is a JSON object")
     return data
+
+
+def json_response(status: int, payload: Any, close: bool = False) -> Response:
+    """A JSON response, ASCII-only (a lone surrogate in a model's text travels as a ``\\ud800`` escape).
+
+    Args:
+        status: the HTTP status.
+        payload: what to encode.
+        close: ask the server to close the connection after it.
+    """
+    body = json.dumps(payload, ensure_ascii=True).encode("ascii")
+    return Response(body, status, {"Connection": "close"} if close else None, "application/json; charset=utf-8")
+
+
+def error_response(status: int, message: str, close: bool = False, **extra: Any) -> Response:
+    """``{"error": message, ...}`` with a status.
+
+    Args:
+        status: the HTTP status.
+        message: what the client reads.
+        close: ask the server to close the connection after it.
+        **extra: further fields (e.g. ``need_name``).
+    """
+    return json_response(status, {"error": message, **extra}, close)
+
+
+class Guard:
+    """ASGI middleware: the checks of this module before any route, the security headers on every response.
+
+    Args:
+        app: the Starlette app of the routes.
+        served: what this server serves (names and origins).
+        on_forwarded: called with the headers of each request that passes (the server warns once
+            about forwarding headers there).
+        on_response: called with ``(method, path?query, status, body)`` after each response.
+    """
+
+    def __init__(self, app: ASGIApp, served: Served, on_forwarded: Callable[[Headers], None],
+                 on_response: ResponseHook | None = None) -> None:
+        self.app = app
+        self.served = served
+        self.on_forwarded = on_forwarded
+        self.on_response = on_response
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        send = self._sending(scope, send)
+        headers = Headers(scope=scope)
+        try:
+            if scope["method"] not in METHODS:
+                raise Refused(501, f"{scope['method']} is not served: only {', '.join(METHODS)}", close=True)
+            body_length(headers)
+            check_request(self.served, headers, api=str(scope["path"]).startswith("/api/"))
+        except Refused as exc:
+            await error_response(exc.status, str(exc), exc.close)(scope, receive, send)
+            return
+        self.on_forwarded(headers)
+        await self.app(scope, receive, send)
+
+    def _sending(self, scope: Scope, send: Send) -> Callable[[Message], Awaitable[None]]:
+        """``send`` with the security headers added to every response, and the response hook called."""
+        query = scope.get("query_string", b"").decode("latin-1")
+        path = str(scope["path"]) + (f"?{query}" if query else "")
+        status = 0
+        body = bytearray()
+
+        async def guarded(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    headers[name] = value
+            await send(message)
+            if message["type"] == "http.response.body" and self.on_response is not None:
+                body.extend(message.get("body", b""))
+                if not message.get("more_body", False):
+                    self.on_response(str(scope["method"]), path, status, bytes(body))
+
+        return guarded

@@ -14,6 +14,8 @@ state from which a batch may exist without its id being recorded is ``uploaded``
 (killed between ``batches.create`` and the write); the caller then looks the batch up by
 its ``uta_chunk`` metadata before creating anything. A ``prepared`` chunk has no file id,
 so no batch can exist for it; it is discarded on resume and its keys claimed again.
+
+Connection, WAL and transactions: :mod:`uta_tasks.stores.sqlite`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uta_tasks.judge.errors import JudgeConfigError
+from uta_tasks.stores.sqlite import SqliteStore
 
 _SCHEMA = (
     """
@@ -86,7 +89,7 @@ class ChunkRow:
     created: float
 
 
-class BatchStore:
+class BatchStore(SqliteStore):
     """One connection to the batch tables of a cache file (one thread).
 
     Args:
@@ -94,28 +97,13 @@ class BatchStore:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT_S, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            for statement in _SCHEMA:
-                self._conn.execute(statement)
+            super().__init__(path, _SCHEMA, _BUSY_TIMEOUT_S)
         except (OSError, sqlite3.Error) as exc:
             raise JudgeConfigError(
-                f"judge_cache={str(self.path)!r} cannot hold the batch state ({exc}): point judge_cache to a "
+                f"judge_cache={str(path)!r} cannot hold the batch state ({exc}): point judge_cache to a "
                 "writable file"
             ) from exc
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
-
-    def __enter__(self) -> BatchStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def claims(self, keys: Iterable[str]) -> dict[str, tuple[str, str, str | None]]:
         """Keys already put into a batch: key -> (chunk_id, state, reason).
@@ -123,16 +111,8 @@ class BatchStore:
         Args:
             keys: Cache keys to look up.
         """
-        wanted = list(dict.fromkeys(keys))
-        found: dict[str, tuple[str, str, str | None]] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._conn.execute(
-                f"SELECT key, chunk_id, state, reason FROM batch_requests WHERE key IN ({marks})", chunk
-            ).fetchall()
-            found.update({key: (chunk_id, state, reason) for key, chunk_id, state, reason in rows})
-        return found
+        rows = self.rows_for_keys("SELECT key, chunk_id, state, reason FROM batch_requests WHERE key IN ({marks})", keys)
+        return {key: (chunk_id, state, reason) for key, chunk_id, state, reason in rows}
 
     def add_chunk(self, chunk_id: str, keys: list[str], n_bytes: int, base_url: str, judge_model: str) -> None:
         """Claim ``keys`` for a new chunk in one transaction.
@@ -148,7 +128,7 @@ class BatchStore:
             sqlite3.IntegrityError: A key is claimed already (nothing is written then).
         """
         now = time.time()
-        with self._transaction():
+        with self.transaction():
             self._conn.execute(
                 "INSERT INTO batch_chunks VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, '{}', ?, ?)",
                 (chunk_id, PREPARED, base_url, judge_model, len(keys), n_bytes, now, now),
@@ -201,7 +181,7 @@ class BatchStore:
             done: Keys whose verdict is in the cache.
             failed: Key -> reason, for requests without a valid verdict.
         """
-        with self._transaction():
+        with self.transaction():
             self._conn.executemany(
                 "UPDATE batch_requests SET state = ?, reason = NULL WHERE key = ?", [(REQ_DONE, key) for key in done]
             )
@@ -247,7 +227,7 @@ class BatchStore:
         Returns:
             Number of keys freed.
         """
-        with self._transaction():
+        with self.transaction():
             rows = self._conn.execute("SELECT chunk_id FROM batch_chunks WHERE state = ?", (PREPARED,))
             ids = [row[0] for row in rows]
             freed = 0
@@ -262,17 +242,3 @@ class BatchStore:
             f"UPDATE batch_chunks SET {names}, updated = ? WHERE chunk_id = ?",
             (*values.values(), time.time(), chunk_id),
         )
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._conn)
-
-
-class _Transaction:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    def __enter__(self) -> None:
-        self._conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")

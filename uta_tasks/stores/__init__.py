@@ -1,0 +1,1 @@
+"""Storage shared by the library and the commands: :mod:`.sqlite` (the project's sqlite files)."""
