@@ -41,6 +41,9 @@ description: "{description}"
 doc_to_text: "Question: {{{{question}}}}\\nAnswer:"
 doc_to_target: "{{{{answer}}}}"
 target_delimiter: " "
+fewshot_config:
+  sampler: first_n
+  doc_to_target: "The answer is {{{{answer}}}}."
 generation_kwargs:
   until: ["\\n\\n", "Question:"]
   do_sample: false
