@@ -230,6 +230,6 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         if is_wrapped(self.benchmark.name):  # the run reader takes a wrapped task's accuracy metric from here
             dumped["metadata"] = {**(dumped.get("metadata") or {}), "uta_primary": self.benchmark.primary}
             # lm-eval's n-shot column reads the config's num_fewshot: the examples q really holds
-            dumped["num_fewshot"] = WrapSettings.from_metadata(self.config.task, "", self._meta).num_fewshot
+            dumped["num_fewshot"] = WrapSettings.from_metadata(self.config.task, "", self.config.metadata or {}).num_fewshot
         return dumped
 
