@@ -32,7 +32,9 @@ from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 from uta_tasks.wrap import is_wrapped
 from uta_tasks.wrap.benchmark import benchmark as wrap_benchmark
+from uta_tasks.wrap.benchmark import messages as wrap_messages
 from uta_tasks.wrap.settings import KEYS as WRAP_KEYS
+from uta_tasks.wrap.settings import WrapSettings
 
 if TYPE_CHECKING:
     from uta_tasks.judge import JudgeSettings
@@ -122,11 +124,15 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
 
     # ---- requests ----------------------------------------------------------------
     def messages(self, doc: dict) -> list[dict]:
-        """Chat messages of a doc, with ``--system_instruction`` first when given.
+        """Chat messages of a doc, with ``--system_instruction`` first when given (for a wrapped
+        lm-eval task joined with the task's ``description`` into one system message, as lm-eval
+        joins them).
 
         Args:
             doc: a benchmark doc.
         """
+        if is_wrapped(self.benchmark.name):
+            return [dict(m) for m in wrap_messages(self.benchmark, doc, self._system_instruction or None)]
         messages = [dict(m) for m in self.benchmark.doc_to_messages(doc)]
         if self._system_instruction:
             messages = [{"role": "system", "content": self._system_instruction}, *messages]
@@ -223,5 +229,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         dumped.pop("filter_list", None)
         if is_wrapped(self.benchmark.name):  # the run reader takes a wrapped task's accuracy metric from here
             dumped["metadata"] = {**(dumped.get("metadata") or {}), "uta_primary": self.benchmark.primary}
+            # lm-eval's n-shot column reads the config's num_fewshot: the examples q really holds
+            dumped["num_fewshot"] = WrapSettings.from_metadata(self.config.task, "", self.config.metadata or {}).num_fewshot
         return dumped
 

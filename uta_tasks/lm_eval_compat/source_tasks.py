@@ -7,8 +7,15 @@ What is taken from lm-eval, and where the two versions differ:
   runs no task code);
 - building one task with config overrides (``TaskManager._factory.build`` in both;
   0.4.13 gives a ``ConfigurableTask``, 0.5 a ``GenerateTask``);
-- the prompt (``task.fewshot_context(..., apply_chat_template=True, chat_template=...)``,
-  the same signature in both; the messages lm-eval hands to the chat template are kept);
+- the prompt (``task.fewshot_context(..., system_instruction=..., apply_chat_template=True,
+  chat_template=...)``, the same signature in both; the messages lm-eval hands to the chat
+  template are kept, so ``--system_instruction`` and the task's ``description`` are joined
+  into one system message by lm-eval's own ``maybe_delimit``);
+- the response as lm-eval would have kept it: the task's stop strings
+  (``task.config.generation_kwargs["until"]``, lm-eval's default ``[fewshot_delimiter]``
+  filled in when the YAML gives none) and lm-eval's own
+  ``lm_eval.models.utils.postprocess_generated_text`` (the same in both), which every
+  ``generate_until`` backend applies to what the model wrote;
 - scoring one answer: 0.4.13 runs each ``task._filters`` pipeline and then
   ``task.process_results(doc, [filtered])`` (as its evaluator does); 0.5 runs each of
   ``task._scorers``: its filter, then ``task.process_results`` and, when that returns None,
@@ -45,6 +52,23 @@ class SourceEntry:
     members: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class GroupAggregate:
+    """One ``aggregate_metric_list`` entry of an lm-eval group.
+
+    Attributes:
+        metric: the metric aggregated over the group's tasks.
+        filters: the filters it is aggregated under (None: every filter the tasks report).
+        aggregation: lm-eval's aggregation name (``mean``).
+        weight_by_size: weight each task by its document count.
+    """
+
+    metric: str
+    filters: tuple[str, ...] | None
+    aggregation: str
+    weight_by_size: bool
+
+
 @lru_cache(maxsize=4)
 def _manager(include_path: tuple[str, ...]) -> Any:
     return task_manager_class()(include_path=list(include_path) or None)
@@ -72,8 +96,34 @@ def lookup(name: str, include_path: tuple[str, ...] = ()) -> SourceEntry | None:
         members = []
         for item in config.get("task") or []:
             members.append(item if isinstance(item, str) else str(item.get("task", item)))
-        return SourceEntry(name, kind, {}, tuple(members))
+        return SourceEntry(name, kind, config, tuple(members))
     return SourceEntry(name, kind, config)
+
+
+def group_aggregates(entry: SourceEntry) -> tuple[GroupAggregate, ...]:
+    """A group's ``aggregate_metric_list`` as lm-eval reads it (a bare filter name is a list of
+    one, no ``filter_list`` means every filter, ``weight_by_size`` defaults to true).
+
+    Args:
+        entry: a group's index entry (() for anything else).
+    """
+    if entry.kind != "group":
+        return ()
+    out = []
+    for item in entry.config.get("aggregate_metric_list") or ():
+        filters = item.get("filter_list")
+        out.append(GroupAggregate(
+            metric=str(item["metric"]),
+            filters=None if filters is None else ((filters,) if isinstance(filters, str) else tuple(filters)),
+            aggregation=str(item.get("aggregation", "mean")),
+            weight_by_size=bool(item.get("weight_by_size", True)),
+        ))
+    return tuple(out)
+
+
+def filter_names(config: dict[str, Any]) -> tuple[str, ...]:
+    """The filters a task's YAML config declares (``none`` when it declares none)."""
+    return tuple(str(f["name"]) for f in config.get("filter_list") or ()) or ("none",)
 
 
 def build(name: str, overrides: dict[str, Any], include_path: tuple[str, ...] = ()) -> Any:
@@ -93,7 +143,8 @@ def eval_docs(task: Any) -> list[dict]:
     return [dict(doc) for doc in task.eval_docs]
 
 
-def prompt_messages(task: Any, doc: dict, num_fewshot: int, fewshot_as_multiturn: bool) -> list[dict[str, str]]:
+def prompt_messages(task: Any, doc: dict, num_fewshot: int, fewshot_as_multiturn: bool,
+                    system_instruction: str | None = None) -> list[dict[str, str]]:
     """The chat messages lm-eval gives the model's chat template for one doc (``--apply_chat_template``).
 
     Args:
@@ -101,6 +152,8 @@ def prompt_messages(task: Any, doc: dict, num_fewshot: int, fewshot_as_multiturn
         doc: one of its documents.
         num_fewshot: few-shot examples drawn by the task's own sampler.
         fewshot_as_multiturn: keep each example as its own user/assistant turn (else one user turn).
+        system_instruction: lm-eval's ``--system_instruction``; lm-eval joins it with the
+            task's ``description`` into one system message.
 
     Raises:
         TypeError: the task's prompt is not one text (multiple inputs, messages of its own).
@@ -111,11 +164,37 @@ def prompt_messages(task: Any, doc: dict, num_fewshot: int, fewshot_as_multiturn
         seen.append([{"role": m["role"], "content": m["content"]} for m in messages])
         return ""
 
-    result = task.fewshot_context(doc, num_fewshot, apply_chat_template=True,
+    result = task.fewshot_context(doc, num_fewshot, system_instruction=system_instruction, apply_chat_template=True,
                                   fewshot_as_multiturn=fewshot_as_multiturn, chat_template=capture)
     if not isinstance(result, str) or len(seen) != 1:
         raise TypeError("its prompt is not one text (a multiple-input or multi-turn task)")
     return seen[0]
+
+
+def stop_strings(task: Any) -> tuple[str, ...]:
+    """The stop strings lm-eval generates the task with: its ``generation_kwargs`` ``until``
+    as the built task holds it (lm-eval fills in ``[fewshot_delimiter]`` when the YAML gives
+    none). lm-eval's backend adds the model's end-of-text token, which ends a chat turn anyway.
+
+    Args:
+        task: the built source task.
+    """
+    until = dict(task.config.generation_kwargs or {}).get("until") or ()
+    return (until,) if isinstance(until, str) else tuple(str(s) for s in until)
+
+
+def cut_response(text: str, stops: tuple[str, ...] | list[str]) -> str:
+    """A response as lm-eval keeps it after generating with ``until=stops``: everything before
+    the first of the stop strings to occur (lm-eval's ``postprocess_generated_text``; an empty
+    stop string is ignored, as there).
+
+    Args:
+        text: what the model wrote (reasoning already removed).
+        stops: the task's stop strings (:func:`stop_strings`).
+    """
+    from lm_eval.models.utils import postprocess_generated_text
+
+    return str(postprocess_generated_text(generation=text, stop=list(stops), think_end_token=None))
 
 
 def set_fewshot_seed(task: Any, seed: int) -> None:

@@ -8,12 +8,14 @@ Built from the source task as lm-eval builds it (through
   file, and few-shot examples are drawn from it with the evaluated document left out, as
   lm-eval does when the few-shot split is the test split);
 - q: the messages lm-eval hands the chat template under ``--apply_chat_template``: its
-  ``description`` as the system turn, ``uta_num_fewshot`` examples (0 by default) and the
-  doc's ``doc_to_text``;
-- accuracy: each of the task's filters applied to the final answer, then its
-  ``process_results`` (or, on lm-eval 0.5, its scorers); one metric per (metric, filter),
-  named ``metric_filter`` (``metric`` alone for the filter ``none``), aggregated with the
-  task's own aggregation.
+  ``description`` as the system turn (joined with ``--system_instruction`` by lm-eval
+  itself, :func:`messages`), ``uta_num_fewshot`` examples (0 by default) and the doc's
+  ``doc_to_text``;
+- accuracy: the answer cut as lm-eval would have kept it (before the first of the task's
+  own stop strings: the probe generates the whole turn with its own stop strings, and the
+  trace keeps it), then each of the task's filters, then its ``process_results`` (or, on
+  lm-eval 0.5, its scorers); one metric per (metric, filter), named ``metric_filter``
+  (``metric`` alone for the filter ``none``), aggregated with the task's own aggregation.
 """
 
 from __future__ import annotations
@@ -25,21 +27,14 @@ from uta_tasks.datasets.base import Benchmark, Message
 from uta_tasks.datasets.sources import DataSource, load_files, report_size
 from uta_tasks.lm_eval_compat import source_tasks
 
-from .names import benchmark_name, is_wrapped, source_of
-from .settings import WrapError, WrapSettings, data_files_key
+from .names import benchmark_name, is_wrapped, metric_name, source_of
+from .settings import INCLUDE_PATH_KEY, WrapError, WrapSettings, data_files_key
 
 if TYPE_CHECKING:
     import datasets
 
 #: the filter lm-eval names its free-form answer reader; its metric is the default primary
 FLEXIBLE_FILTER = "flexible-extract"
-_NO_FILTER = "none"
-
-
-def metric_name(metric: str, filter_name: str) -> str:
-    """Our name of one (metric, filter) of the source task (``exact_match_flexible-extract``)."""
-    name = metric if filter_name == _NO_FILTER else f"{metric}_{filter_name}"
-    return name.replace(",", "_")
 
 
 def _splits(config: dict[str, Any]) -> tuple[str, ...]:
@@ -49,9 +44,12 @@ def _splits(config: dict[str, Any]) -> tuple[str, ...]:
 
 @lru_cache(maxsize=16)
 def _source(source: str, settings: WrapSettings) -> Any:
-    entry = source_tasks.lookup(source)
+    entry = source_tasks.lookup(source, settings.include_path)
     if entry is None or entry.kind != "task":
-        raise WrapError(f"{benchmark_name(source)}: {source} is not a task of the installed lm-eval")
+        where = (f"the task folders {list(settings.include_path)} ({INCLUDE_PATH_KEY})"
+                 if settings.include_path else "the installed lm-eval")
+        raise WrapError(f"{benchmark_name(source)}: {source} is not a task of {where}; wrap it again with "
+                        f"`python -m uta_tasks wrap {source} --include_path DIR` naming the folder that holds it")
     overrides: dict[str, Any] = {}
     if settings.data_files is not None:
         files = settings.data_files if isinstance(settings.data_files, str) else list(settings.data_files)
@@ -61,7 +59,7 @@ def _source(source: str, settings: WrapSettings) -> Any:
         eval_split = entry.config.get("test_split") or entry.config.get("validation_split") or "test"
         splits = {split: docs for split in (*_splits(entry.config), eval_split)}
         overrides = {"custom_dataset": _Fixed(splits), "fewshot_split": eval_split}
-    task = source_tasks.build(source, overrides)
+    task = source_tasks.build(source, overrides, settings.include_path)
     source_tasks.set_fewshot_seed(task, settings.fewshot_seed)
     return task
 
@@ -109,14 +107,10 @@ def benchmark(task_name: str, bench: str, meta: dict[str, Any]) -> Benchmark:
     aggregations = {metric_name(m.metric, m.filter): m.aggregation for m in declared}
     primary = _primary(task_name, pairs, settings.primary)
 
-    def doc_to_messages(doc: dict) -> list[Message]:
-        try:
-            return source_tasks.prompt_messages(task, doc, settings.num_fewshot, settings.fewshot_as_multiturn)
-        except TypeError as exc:
-            raise WrapError(f"{task_name}: {source} cannot be wrapped: {exc}") from exc
+    stops = source_tasks.stop_strings(task)
 
     def score(doc: dict, answer: str) -> dict[str, Any]:
-        raw = source_tasks.score(task, doc, answer)
+        raw = source_tasks.score(task, doc, source_tasks.cut_response(answer, stops))
         out: dict[str, Any] = {}
         for (metric, filter_name), value in raw.items():
             name = metric_name(metric, filter_name)
@@ -126,8 +120,39 @@ def benchmark(task_name: str, bench: str, meta: dict[str, Any]) -> Benchmark:
             out[name] = value
         return out
 
-    return Benchmark(name=bench, load=lambda **_: load(**meta), doc_to_messages=doc_to_messages, score=score,
+    return Benchmark(name=bench, load=lambda **_: load(**meta),
+                     doc_to_messages=_Prompt(task_name, source, task, settings), score=score,
                      aggregations=aggregations, primary=primary)
+
+
+class _Prompt:
+    """A wrapped task's ``doc_to_messages``: lm-eval's own messages for one doc."""
+
+    def __init__(self, task_name: str, source: str, task: Any, settings: WrapSettings) -> None:
+        self.task_name, self.source, self.task, self.settings = task_name, source, task, settings
+
+    def __call__(self, doc: dict, system_instruction: str | None = None) -> list[Message]:
+        try:
+            return source_tasks.prompt_messages(self.task, doc, self.settings.num_fewshot,
+                                                self.settings.fewshot_as_multiturn, system_instruction)
+        except TypeError as exc:
+            raise WrapError(f"{self.task_name}: {self.source} cannot be wrapped: {exc}") from exc
+
+
+def messages(bench: Benchmark, doc: dict, system_instruction: str | None) -> list[Message]:
+    """A wrapped task's messages for one doc with lm-eval's ``--system_instruction``: lm-eval
+    joins it with the task's ``description`` into one system message (its ``maybe_delimit``
+    with the task's ``fewshot_delimiter``), and so does this.
+
+    Args:
+        bench: a wrapped task's benchmark (:func:`benchmark`).
+        doc: one of its documents.
+        system_instruction: the instruction, or None.
+    """
+    prompt = bench.doc_to_messages
+    if not isinstance(prompt, _Prompt):
+        raise WrapError(f"{bench.name}: not a wrapped lm-eval task's benchmark")
+    return prompt(doc, system_instruction)
 
 
 def load(**metadata: Any) -> datasets.DatasetDict:

@@ -33,7 +33,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--num_fewshot", type=int, default=None, help="few-shot examples in q (default 0)")
     parser.add_argument("--data_files", action="append", default=[], metavar="TASK=PATH",
                         help="evaluate TASK on a local file in its own schema (repeatable)")
+    parser.add_argument("--include_path", action="append", default=[], metavar="DIR",
+                        help="a folder of task YAML files of your own, looked up as lm-eval's --include_path "
+                             "(repeatable; a later folder's task replaces an earlier one's of the same name)")
     return parser
+
+
+def include_path_of(argv: list[str]) -> tuple[str, ...]:
+    """The ``--include_path`` lm-eval's own command line takes from ``argv``: one folder (its
+    option keeps the last one given), or none."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--include_path", type=str, default=None)
+    known, _ = parser.parse_known_args(argv)
+    return () if known.include_path is None else (known.include_path,)
 
 
 def _settings(num_fewshot: int | None, data_files: list[str]) -> dict[str, object]:
@@ -52,7 +64,7 @@ def main(argv: list[str]) -> int:
     """``python -m uta_tasks wrap``; prints the files written and the lm_eval command to run."""
     args = _parser().parse_args(argv)
     try:
-        wrap_plan = plan(args.tasks)
+        wrap_plan = plan(args.tasks, args.include_path)
         written = write(args.out, wrap_plan, _settings(args.num_fewshot, args.data_files))
     except WrapError as exc:
         sys.stderr.write(f"{exc}\n")
@@ -97,7 +109,7 @@ def expand_argv(argv: list[str]) -> tuple[list[str], Path | None]:
     wrapped = [item[len(CLI_PREFIX):] for item in items if item.startswith(CLI_PREFIX)]
     if not wrapped:
         return argv, None
-    wrap_plan = plan(wrapped)
+    wrap_plan = plan(wrapped, include_path_of(argv))
     if wrap_plan.unsafe and UNSAFE_FLAG not in argv:
         raise WrapError(f"{', '.join(wrap_plan.unsafe)}: scores by running the model's code; lm-eval runs it only "
                         f"with {UNSAFE_FLAG} (and HF_ALLOW_CODE_EVAL=1 for tasks scored by `evaluate`'s code_eval)")

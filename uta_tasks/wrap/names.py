@@ -47,3 +47,10 @@ def family_group(source: str) -> str:
 def group_name(source_group: str) -> str:
     """The group of a wrapped lm-eval group or tag (``uta_wrap_mgsm_direct``)."""
     return f"{_TASK_PREFIX}{source_group}"
+
+
+def metric_name(metric: str, filter_name: str) -> str:
+    """Our name of one (metric, filter) of the source task (``exact_match_flexible-extract``;
+    ``metric`` alone under lm-eval's filter ``none``)."""
+    name = metric if filter_name == "none" else f"{metric}_{filter_name}"
+    return name.replace(",", "_")

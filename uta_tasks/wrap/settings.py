@@ -16,6 +16,10 @@ key                            default    meaning
 ``<task>_data_files``          (none)     a local file (or list of files) in the task's own
                                           schema holding the documents to evaluate; without
                                           it the task loads its own data set as lm-eval does
+``uta_include_path``           (none)     the task folders (absolute paths) the source task
+                                          was found in, as given to ``wrap --include_path``
+                                          or ``uta-eval --include_path``; the wrapped task
+                                          finds its source there when lm-eval builds it
 =============================  =========  ================================================
 """
 
@@ -24,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-KEYS = ("uta_num_fewshot", "uta_fewshot_as_multiturn", "uta_fewshot_seed", "uta_primary")
+INCLUDE_PATH_KEY = "uta_include_path"
+KEYS = ("uta_num_fewshot", "uta_fewshot_as_multiturn", "uta_fewshot_seed", "uta_primary", INCLUDE_PATH_KEY)
 DEFAULT_FEWSHOT_SEED = 1234
 
 
@@ -69,6 +74,7 @@ class WrapSettings:
         primary: the accuracy metric that decides "correct" (None: the default rule).
         data_files: local data files (None: the task's own data set).
         hub_timeout: ``data_hub_timeout`` for a URL in ``data_files``.
+        include_path: the task folders the source task is looked up in besides lm-eval's own.
     """
 
     num_fewshot: int = 0
@@ -77,6 +83,7 @@ class WrapSettings:
     primary: str | None = None
     data_files: str | tuple[str, ...] | None = None
     hub_timeout: float = 10.0
+    include_path: tuple[str, ...] = ()
 
     def recorded(self) -> dict[str, Any]:
         """The prompt settings as metadata keys, written into every wrapped task's YAML so the
@@ -94,6 +101,7 @@ class WrapSettings:
             meta: the task metadata.
         """
         files = meta.get(data_files_key(source))
+        folders = meta.get(INCLUDE_PATH_KEY) or ()
         return cls(
             num_fewshot=_count(task, "uta_num_fewshot", meta.get("uta_num_fewshot", 0)),
             fewshot_as_multiturn=_bool(task, "uta_fewshot_as_multiturn", meta.get("uta_fewshot_as_multiturn", True)),
@@ -101,4 +109,5 @@ class WrapSettings:
             primary=meta.get("uta_primary") or None,
             data_files=None if not files else (str(files) if isinstance(files, str) else tuple(map(str, files))),
             hub_timeout=float(meta.get("data_hub_timeout") or 10.0),
+            include_path=(str(folders),) if isinstance(folders, str) else tuple(map(str, folders)),
         )

@@ -2,9 +2,13 @@
 
 Each wrapped task is the shared base of every uta task (``uta_tasks/tasks/_default_template_yaml``,
 copied in, so the folder stands alone) plus its name, its data loader and its metadata: the
-benchmark ``lm-eval:<source>``, the perturbation, the source task's version and the wrap
-settings chosen. A source task that scores by running code keeps ``unsafe_code: true``, so
-lm-eval's own ``--confirm_run_unsafe_code`` check applies to the wrapped task.
+benchmark ``lm-eval:<source>``, the perturbation, the source task's version, the wrap
+settings chosen and, for a task from a folder of the user's own, that folder
+(``uta_include_path``, absolute), so that the wrapped task finds its source under plain
+``lm_eval --include_path wrapped/`` (lm-eval's command line keeps one ``--include_path``).
+A source task that scores by running code keeps ``unsafe_code: true``, so lm-eval's own
+``--confirm_run_unsafe_code`` check applies to the wrapped task. A wrapped group keeps the
+source group's ``aggregate_metric_list``, renamed to the wrapped tasks' metrics.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from uta_tasks.tasks.generate import TASKS_DIR
 from .benchmark import load
 from .check import WrapPlan
 from .names import benchmark_name, family_group, group_name, task_name
-from .settings import WrapSettings
+from .settings import INCLUDE_PATH_KEY, WrapSettings
 
 HEADER = "# Written by `python -m uta_tasks wrap`: lm-eval's {source} as a user-turn probe.\n"
 LOADER = f"{load.__module__}.{load.__qualname__}"
@@ -35,7 +39,8 @@ def _scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def task_yaml(source: str, perturbation: str, settings: dict[str, Any], unsafe: bool) -> str:
+def task_yaml(source: str, perturbation: str, settings: dict[str, Any], unsafe: bool,
+              include_path: tuple[str, ...] = ()) -> str:
     """One wrapped task's YAML.
 
     Args:
@@ -43,11 +48,13 @@ def task_yaml(source: str, perturbation: str, settings: dict[str, Any], unsafe: 
         perturbation: ``none``, ``trunc`` or ``question``.
         settings: metadata keys of the wrap settings (:mod:`uta_tasks.wrap.settings`).
         unsafe: the source task runs code to score.
+        include_path: the extra task folders the source task is looked up in (absolute).
     """
-    entry = source_tasks.lookup(source)
+    entry = source_tasks.lookup(source, include_path)
     version = ((entry.config.get("metadata") or {}) if entry else {}).get("version")
     meta = {"version": 1, "uta_benchmark": benchmark_name(source), "uta_perturbation": perturbation,
-            "uta_source_version": version, **WrapSettings().recorded(), **settings}
+            "uta_source_version": version, **WrapSettings().recorded(),
+            **({INCLUDE_PATH_KEY: list(include_path)} if include_path else {}), **settings}
     lines = [HEADER.format(source=source), _base(), f"task: {task_name(source, perturbation)}\n",
              f"custom_dataset: !function {LOADER}\n"]
     if unsafe:
@@ -57,8 +64,14 @@ def task_yaml(source: str, perturbation: str, settings: dict[str, Any], unsafe: 
     return "".join(lines)
 
 
-def _group_yaml(group: str, tasks: list[str], source: str) -> str:
+def _group_yaml(group: str, tasks: list[str], source: str, aggregate: tuple[dict[str, Any], ...] = ()) -> str:
     lines = [HEADER.format(source=source), f"group: {group}\n", "task:\n", *(f"  - {t}\n" for t in tasks)]
+    if aggregate:
+        lines.append("aggregate_metric_list:\n")
+        for entry in aggregate:
+            first, *rest = entry.items()
+            lines.append(f"  - {first[0]}: {_scalar(first[1])}\n")
+            lines += [f"    {key}: {_scalar(value)}\n" for key, value in rest]
     return "".join([*lines, "metadata:\n", "  version: 1\n"])
 
 
@@ -75,11 +88,11 @@ def files(wrap_plan: WrapPlan, settings: dict[str, Any]) -> dict[str, str]:
         for perturbation in PERTURBATIONS:
             names.append(task_name(source, perturbation))
             out[f"{source}/{names[-1]}.yaml"] = task_yaml(source, perturbation, settings,
-                                                          source in wrap_plan.unsafe)
+                                                          source in wrap_plan.unsafe, wrap_plan.include_path)
         out[f"{source}/_{family_group(source)}.yaml"] = _group_yaml(family_group(source), names, source)
     for group, members in wrap_plan.groups.items():
         out[f"_groups/{group_name(group)}.yaml"] = _group_yaml(
-            group_name(group), [family_group(m) for m in members], group)
+            group_name(group), [family_group(m) for m in members], group, wrap_plan.aggregates.get(group, ()))
     return out
 
 
