@@ -37,9 +37,9 @@ def _requests(n: int, user_max: int):
 
 def _baseline(lm, instances, gen: dict, user_max: int) -> float:
     from lm_eval.api.instance import Instance
-    from uta_tasks.probe.generation import split_gen_kwargs
 
     from uta_tasks.probe import role_switch
+    from uta_tasks.probe.generation import split_gen_kwargs
 
     start = time.perf_counter()
     rs = role_switch.build(lm.tokenizer)
