@@ -31,7 +31,7 @@ SLOW_LOG ?= .cache/make-test-slow.log
 # one thread each (CONTRIBUTING.md, "How make test keeps within 30 minutes").
 TEST_THREADS_ENV ?= OMP_NUM_THREADS=1 VLLM_CPU_OMP_THREADS_BIND=nobind
 
-.PHONY: help setup setup-all setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint docs generate quickstart wheel clean distclean
+.PHONY: help setup setup-all setup-packages setup-fast setup-lm05 test test-fast test-lm05 test-install lint docs generate quickstart wheel bench clean distclean
 
 help:
 	@echo "make quickstart    run SmolLM2 on uta_ifbench{,_trunc,_question} with a judge (local unless OPENAI_API_KEY)"
@@ -44,6 +44,7 @@ help:
 	@echo "make test-install  build the wheel and test it in a fresh venv"
 	@echo "make setup         create/update $(VENV) with the test tools, build llama-server, prepare the model"
 	@echo "make wheel         build dist/uta_tasks-*.whl"
+	@echo "make bench         run every benchmark in perf/ and print one table of ratios (perf/README.md); not part of make test"
 
 # The quickstart installs only what the main job runs ('packages'); make test adds the
 # test, lint and docs tools ('test', its own stamp).
@@ -122,6 +123,11 @@ quickstart:
 
 wheel: setup-packages
 	$(VPY) -m pip wheel --no-deps --no-build-isolation -w dist .
+
+# Every perf/ script with bench(), each in its own process, one table of ratios against
+# baselines measured in the same run; the last line names the ratios that miss their goals.
+bench: setup-packages
+	$(VPY) perf/bench.py
 
 clean:
 	rm -rf build dist site *.egg-info .pytest_cache

@@ -45,6 +45,10 @@ from fault_server import MODEL, FaultConfig, FaultServer, expected_verdict  # no
 
 from uta_tasks.judge import JudgeItem, JudgeSettings, judge_all  # noqa: E402
 
+BASE_SETTINGS: dict[str, Any] = {
+    "judge_model": MODEL, "judge_cache": "none", "judge_timeout": 30, "judge_max_retries": 4,
+    "judge_backoff_base": 1, "judge_max_tokens": 256,
+}
 RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("fixed 8", {"judge_concurrency": 8, "judge_concurrency_max": 8}),
     ("fixed 64, old retries", {"judge_concurrency": 64, "judge_concurrency_max": 64, "judge_rate_limit_wait": 0}),
@@ -53,8 +57,13 @@ RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
+def retry_after_arg(value: str) -> str | None:
+    """``--retry-after``: seconds, or ``none`` for 429s without the header."""
+    return None if value.lower() == "none" else value
+
+
 def _serve(config: FaultConfig, conn: Connection) -> None:
-    """Child process: run the double and answer ``"url"``, ``"reset"`` and ``"count"`` over ``conn``."""
+    """Child process: run the double and answer ``"reset"``, ``"count"`` and ``"timings"`` over ``conn``."""
     with FaultServer(config) as server:
         conn.send(server.base_url)
         while True:
@@ -64,6 +73,8 @@ def _serve(config: FaultConfig, conn: Connection) -> None:
                 conn.send(None)
             elif command == "count":
                 conn.send(server.served["capacity_429"])
+            elif command == "timings":
+                conn.send([(r.at, r.answered, r.status) for r in server.chat_requests()])
             else:
                 return
 
@@ -158,21 +169,59 @@ def measure(name: str, api: Connection, items: list[JudgeItem], metadata: dict[s
     return Measurement(name, len(items), seconds, run.calls, rejected, lost, wrong, run.window_peak)
 
 
+BENCH_CASES: tuple[tuple[int, str | None], ...] = ((600, "1"), (600, None), (2400, "1"))
+BENCH_GOAL = 0.9
+
+
+def bench(repeats: int = 3, capacity: int = 32, latency: float = 0.3) -> list[dict[str, Any]]:
+    """``make bench`` rows (perf/README.md): the default settings against the endpoint's ceiling.
+
+    For 600 and 2,400 items with ``Retry-After: 1`` and 600 without a ``Retry-After``,
+    ``repeats`` runs each; the ratio is the worst run's verdicts/s / (K / latency) (the
+    goal holds in every run or not at all), and one row counts the verdicts lost in all.
+    """
+    ceiling = capacity / latency
+    rows: list[dict[str, Any]] = []
+    lost = items = 0
+    for case, (count, retry_after) in enumerate(BENCH_CASES):
+        config = FaultConfig(delay=latency, capacity=capacity, retry_after=retry_after)
+        with simulated_api(config) as (url, api):
+            metadata = {**BASE_SETTINGS, "judge_base_url": url}
+            judge_all(make_items(capacity, offset=90_000_000), JudgeSettings.from_metadata(metadata))  # warm-up
+            load = [os.getloadavg()[0]]
+            runs = []
+            for repeat in range(repeats):
+                batch = make_items(count, offset=(case * repeats + repeat) * 100_000)
+                runs.append(measure("adaptive", api, batch, metadata))
+                load.append(os.getloadavg()[0])
+        lost += sum(m.lost for m in runs)
+        items += sum(m.items for m in runs)
+        header = "no Retry-After" if retry_after is None else f"Retry-After: {retry_after}"
+        rows.append({
+            "name": f"judge at default settings / endpoint capacity, {count} items, 429 with {header}",
+            "ratio": min(m.ratio(ceiling) for m in runs), "goal": BENCH_GOAL, "direction": "at least",
+            "note": f"worst of {repeats}: {' / '.join(f'{m.ratio(ceiling):.3f}' for m in runs)}; "
+                    f"{sum(m.rejected for m in runs)} 429s; K={capacity}, {latency * 1000:.0f} ms, ceiling "
+                    f"{ceiling:.1f}/s; load average {' -> '.join(f'{value:.1f}' for value in load)}",
+        })
+    rows.append({"name": "judge: verdicts lost / items (all runs above)", "ratio": lost / items, "goal": 0.0,
+                 "direction": "at most", "note": f"{lost} of {items}"})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=600, help="items per run")
     parser.add_argument("--capacity", type=int, default=32, help="K: requests the endpoint serves at once")
     parser.add_argument("--latency", type=float, default=0.3, help="seconds per answer")
-    parser.add_argument("--retry-after", default="1", help="Retry-After header of a 429 (seconds)")
+    parser.add_argument("--retry-after", type=retry_after_arg, default="1",
+                        help="Retry-After header of a 429 (seconds), or 'none' for no header")
     parser.add_argument("--repeats", type=int, default=3, help="rounds of the four runs (the median is reported)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     ceiling = args.capacity / args.latency
     config = FaultConfig(delay=args.latency, capacity=args.capacity, retry_after=args.retry_after)
-    base = {
-        "judge_model": MODEL, "judge_cache": "none", "judge_timeout": 30, "judge_max_retries": 4,
-        "judge_backoff_base": 1, "judge_max_tokens": 256,
-    }
+    base = dict(BASE_SETTINGS)
     results: dict[str, list[Measurement]] = {name: [] for name, _ in RUNS}
     load_before = os.getloadavg()[0]
     with simulated_api(config) as (url, api):

@@ -37,9 +37,9 @@ def _requests(n: int, user_max: int):
 
 def _baseline(lm, instances, gen: dict, user_max: int) -> float:
     from lm_eval.api.instance import Instance
-    from uta_tasks.probe.spec import split_gen_kwargs
 
     from uta_tasks.probe import role_switch
+    from uta_tasks.probe.generation import split_gen_kwargs
 
     start = time.perf_counter()
     rs = role_switch.build(lm.tokenizer)
@@ -56,6 +56,45 @@ def _hook(lm, instances) -> float:
     return time.perf_counter() - start
 
 
+def measure(docs: int = 16, rounds: int = 2, backend: str = "hf", model: str | None = None,
+            max_gen_toks: int = 48, user_max_gen_toks: int = 24) -> tuple[float, float]:
+    """Median seconds of the baseline and of the hook over ``rounds`` alternating runs.
+
+    Args:
+        docs: Documents per run.
+        rounds: Runs of each side.
+        backend: ``hf`` or ``vllm``.
+        model: Model directory (default: the embedded SmolLM2).
+        max_gen_toks: Answer tokens.
+        user_max_gen_toks: User-turn tokens.
+    """
+    from uta_tasks.embedded import smollm2
+
+    lm = _model(backend, model or str(smollm2.prepare()))
+    instances = _requests(docs, user_max_gen_toks)
+    gen = dict(instances[0].args[1], max_gen_toks=max_gen_toks)
+    for inst in instances:
+        inst.arguments = (inst.args[0], gen, inst.args[2])
+    _baseline(lm, instances[:2], gen, user_max_gen_toks)  # warm-up
+    base, hook = [], []
+    for _ in range(rounds):
+        base.append(_baseline(lm, instances, gen, user_max_gen_toks))
+        hook.append(_hook(lm, instances))
+    return statistics.median(base), statistics.median(hook)
+
+
+def bench() -> list[dict]:
+    """``make bench`` row (perf/README.md): hook / two plain calls, HF backend, the embedded SmolLM2."""
+    import os
+
+    load = os.getloadavg()[0]
+    b, h = measure()
+    return [{"name": "two-pass hook / two plain generate_until calls (hf, SmolLM2, 16 docs)", "ratio": h / b,
+             "goal": 1.1, "direction": "at most",
+             "note": f"baseline {b:.2f} s, hook {h:.2f} s (medians of 2); load average {load:.1f} -> "
+                     f"{os.getloadavg()[0]:.1f}"}]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=16)
@@ -65,20 +104,7 @@ def main() -> None:
     parser.add_argument("--max-gen-toks", type=int, default=48)
     parser.add_argument("--user-max-gen-toks", type=int, default=24)
     args = parser.parse_args()
-
-    from uta_tasks.embedded import smollm2
-
-    lm = _model(args.backend, args.model or str(smollm2.prepare()))
-    instances = _requests(args.docs, args.user_max_gen_toks)
-    gen = dict(instances[0].args[1], max_gen_toks=args.max_gen_toks)
-    for inst in instances:
-        inst.arguments = (inst.args[0], gen, inst.args[2])
-    _baseline(lm, instances[:2], gen, args.user_max_gen_toks)  # warm-up
-    base, hook = [], []
-    for _ in range(args.rounds):
-        base.append(_baseline(lm, instances, gen, args.user_max_gen_toks))
-        hook.append(_hook(lm, instances))
-    b, h = statistics.median(base), statistics.median(hook)
+    b, h = measure(args.docs, args.rounds, args.backend, args.model, args.max_gen_toks, args.user_max_gen_toks)
     print(f"docs={args.docs} backend={args.backend} rounds={args.rounds}")
     print(f"baseline (two plain generate_until calls): {b:.2f} s")
     print(f"two-pass hook (generate_user_turn):        {h:.2f} s")

@@ -20,8 +20,9 @@ verdict with the opposite genuine decision: a judge that changes its mind betwee
 
 ``capacity`` makes it a remote API with a limit: a chat request arriving while
 ``capacity`` others are in flight is answered at once with HTTP 429 and ``Retry-After``
-(``retry_after``), counted as ``capacity_429`` in ``served``; with ``delay`` (the fixed
-latency of every answer) this simulates an endpoint of ``capacity / delay`` requests/s.
+(``retry_after``; None sends no ``Retry-After``, as some APIs do), counted as
+``capacity_429`` in ``served``; with ``delay`` (the fixed latency of every answer) this
+simulates an endpoint of ``capacity / delay`` requests/s.
 
 ``sequences`` names, per candidate text, the kind of each successive request (``ok``
 for a normal answer; requests past the end are normal). ``chat_fault`` applies one
@@ -73,6 +74,8 @@ class Recorded:
     body: dict[str, Any]
     authorization: str | None
     user_turn: str | None
+    answered: float | None = None  # when a chat request's answer was written (None: not answered)
+    status: int | None = None
 
 
 @dataclass
@@ -87,7 +90,7 @@ class FaultConfig:
     reply_model: str | None = None
     system_fingerprint: str | None = "fp_fault_1"
     on_chat: Callable[[int], None] | None = None
-    retry_after: str = "0"
+    retry_after: str | None = "0"
     hang_seconds: float = 5.0
     delay: float = 0.0
     capacity: int | None = None
@@ -190,6 +193,7 @@ class _Server(ThreadingHTTPServer):
 def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        record: Recorded | None = None
         disable_nagle_algorithm = True  # answer at once, as a production server does (no 40 ms Nagle stall)
 
         def log_message(self, *args: Any) -> None:  # keep test output quiet
@@ -198,6 +202,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
         def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None,
                   content_type: str = "application/json") -> None:
             body = raw if raw is not None else json.dumps(payload).encode()
+            if self.record is not None:
+                self.record.status = status
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
@@ -208,6 +214,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):
                 pass
+            if self.record is not None:
+                self.record.answered = time.monotonic()
 
         def _record(self, body: dict[str, Any]) -> Recorded:
             user_turn = None
@@ -221,6 +229,7 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             return record
 
         def do_GET(self) -> None:
+            self.record = None  # a GET on a connection that served a chat request before
             self._record({})
             config = server.config
             if config.reject_all_with_401:
@@ -245,12 +254,12 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
-            record = self._record(body)
+            record = self.record = self._record(body)
             if server.config.on_chat is not None:
                 server.config.on_chat(server.count_chat())
             if not server.enter():
                 return self._send(429, {"error": {"message": "Too many requests in flight", "type": "requests"}},
-                                  headers={"Retry-After": server.config.retry_after})
+                                  headers=_retry_after(server.config))
             try:
                 self._chat(body, record)
             finally:
@@ -276,9 +285,9 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             finish = "stop"
             if fault == "429":
                 return self._send(429, {"error": {"message": "Rate limit reached", "type": "requests"}},
-                                  headers={"Retry-After": config.retry_after})
+                                  headers=_retry_after(config))
             if fault == "503_retry":
-                return self._send(503, {"error": _ERRORS["503"][1]}, headers={"Retry-After": config.retry_after})
+                return self._send(503, {"error": _ERRORS["503"][1]}, headers=_retry_after(config))
             if fault in _ERRORS:
                 status, error = _ERRORS[fault]
                 return self._send(status, {"error": error})
@@ -336,6 +345,10 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
 
     return Handler
+
+
+def _retry_after(config: FaultConfig) -> dict[str, str]:
+    return {} if config.retry_after is None else {"Retry-After": config.retry_after}
 
 
 _ERRORS: dict[str, tuple[int, dict[str, Any]]] = {

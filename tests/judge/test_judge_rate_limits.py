@@ -51,3 +51,20 @@ def test_503_with_retry_after_is_rate_limiting_without_it_a_failure(
     run = judge_all(batch, fault_settings(cache="none", max_retries=1, rate_limit_wait=600))
     assert run.verdicts[0].judged and run.per_item_usage[0].rate_limited == 3
     assert not run.verdicts[1].judged and run.per_item_usage[1].calls == 2
+
+
+def test_429s_without_retry_after_lose_no_verdict_and_use_up_no_retry(
+    fault_server: FaultServer, fault_settings: Callable[..., JudgeSettings], items: Callable[..., list[JudgeItem]]
+) -> None:
+    # Some APIs send no Retry-After: each rate-limited answer then waits the exponential backoff.
+    batch = items(40)
+    config = fault_server.config
+    config.capacity, config.delay, config.retry_after = 3, 0.05, None
+    settings = fault_settings(cache="none", concurrency=16, concurrency_max=64, max_retries=0,
+                              rate_limit_wait=600, backoff_base=0.02, backoff_max=0.2)
+    run = judge_all(batch, settings)
+    rejected = fault_server.served["capacity_429"]
+    assert rejected >= 13, "the scenario must really rate-limit"
+    assert run.unjudged == 0
+    assert run.rate_limited == rejected and run.calls == len(batch) + rejected
+    assert fault_server.max_in_flight <= 3
