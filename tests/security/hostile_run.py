@@ -9,10 +9,16 @@ from saved_runs import write_run
 
 from uta_tasks.schema import output
 
-SECRETS = ("hunter2", "tok-SECRET-123", "AZ-SECRET-456", "sk-live-abcdefghijkl", "hf_TOKENTOKEN")
+SECRETS = ("hunter2", "tok-SECRET-123", "AZ-SECRET-456", "sk-live-abcdefghijkl", "hf_TOKENTOKEN", "KEY-SECRET-1",
+           "AUTH-SECRET-2", "PASS-SECRET-3", "ss-SECRET-4", "COMMA-SECRET-5", "PW-SECRET-6", "SPACE-SECRET-7",
+           "TOKEN-SECRET-8")
 MODEL_ARGS = ("pretrained=org/model-a,base_url=https://bob:hunter2@api.example.com/v1/completions,"
               "api_key=sk-live-abcdefghijkl,token=hf_TOKENTOKEN,"
-              "header={'Authorization': 'Bearer tok-SECRET-123', 'api-key': 'AZ-SECRET-456'}")
+              "header={'Authorization': 'Bearer tok-SECRET-123', 'api-key': 'AZ-SECRET-456'},"
+              "key=KEY-SECRET-1,auth=AUTH-SECRET-2,pass=PASS-SECRET-3,"
+              "tokenizer_base=https://u:p@ss-SECRET-4@hub.example.com/x,api_key=abc,COMMA-SECRET-5,"
+              "credentials={'user': 'u', 'pw': 'PW-SECRET-6'},password='a b SPACE-SECRET-7',"
+              "headers={'Authorization': 'Token a TOKEN-SECRET-8'}")
 PAYLOAD = '<img src=x onerror="window.__pwned=1">'
 HOSTILE_NAME = f"{PAYLOAD}\u202eevil\x1b[2J\x00\ud800 | *x* [l](javascript:alert(1))"
 INVALID = "INVALID-BYTES-HERE"

@@ -55,7 +55,7 @@ def _run_limited(argv: list[str], limit: int) -> subprocess.CompletedProcess:
                           preexec_fn=limited, timeout=600)
 
 
-def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys) -> None:
+def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys, caplog) -> None:
     from uta_tasks.apps.agreement.cli import main as agreement_main
     from uta_tasks.apps.gate.cli import main as gate_main
     from uta_tasks.apps.rejudge.cli import main as rejudge_main
@@ -148,7 +148,10 @@ def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys)
         for line in path.read_text(encoding="utf-8").splitlines():
             turns.append(json.loads(json.loads(line)["filtered_resps"][0][0])["u"])
     assert sorted(turns) == sorted(written)
-    _no_secret(rejudged)
+    _no_secret(rejudged, tmp_path / "report", tmp_path / "gate", human, agreement, db_path, folder / "summary.json")
+    logged = capsys.readouterr()
+    for secret in SECRETS:  # nor in anything the commands printed or logged
+        assert secret not in logged.out + logged.err + caplog.text, secret
 
 
 def _live_markup(markdown: str) -> list[tuple[str, list]]:
