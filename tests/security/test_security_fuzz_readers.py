@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from saved_runs import write_run
+from hostile_run import scored_run
 
 from uta_tasks.apps.annotate.cli import prepare_packet
 from uta_tasks.apps.gate.cli import main as gate_main
@@ -165,7 +165,7 @@ def _exit_code(command: Callable[[Path, Path], int], runs: Path, out: Path) -> i
 @pytest.fixture(scope="module")
 def clean_run(tmp_path_factory: pytest.TempPathFactory, judge_meta) -> Path:
     runs = tmp_path_factory.mktemp("clean") / "runs"
-    write_run(runs, "org/model-a", {"uta_gsm8k": 4, "uta_gsm8k_trunc": 3}, judge_meta())
+    scored_run(runs, judge_meta(), {"uta_gsm8k": 4, "uta_gsm8k_trunc": 3})
     return runs
 
 
