@@ -50,3 +50,12 @@ def test_a_line_or_file_beyond_the_size_bound_is_refused(tmp_path: Path, monkeyp
     whole.write_text('{"results": "' + "x" * 200 + '"}')
     with pytest.raises(ValueError, match=rf"^{whole} holds 215 bytes, more than the 64 this reads"):
         jsonio.read_json(whole)
+
+
+def test_an_integer_beyond_a_floats_range_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    path.write_text('{"judge_usage": {"calls": ' + "9" * 400 + "}}\n")
+    with pytest.raises(ValueError, match=rf"^{path}:1 is not valid JSON \(a number of 400 digits"):
+        list(jsonio.read_jsonl(path))
+    path.write_text('{"calls": ' + "9" * 300 + "}\n")
+    assert list(jsonio.read_jsonl(path))

@@ -6,7 +6,7 @@ Every JSON a command reads from a run folder goes through :func:`loads` (and so
 - at most :data:`MAX_DEPTH` levels of nesting (lm-eval's files need fewer than 10);
 - at most :data:`MAX_BYTES` bytes in one file (:func:`read_json`) or one line
   (:func:`read_jsonl`);
-- integers of at most 4,300 digits (Python's own limit).
+- integers within a float's range (about 309 digits): every number a run holds is read as one.
 
 Anything beyond is refused with a :class:`ValueError` naming the file and line, which every
 command reports as a bad input (exit 2), never a traceback.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 MAX_DEPTH = 100
 MAX_BYTES = 512 * 2**20
+_LARGEST_FLOAT = int(sys.float_info.max)
 
 
 def loads(text: str | bytes, where: str, hint: str = "") -> Any:
@@ -58,18 +60,32 @@ def loads(text: str | bytes, where: str, hint: str = "") -> Any:
 
 
 def _within_depth(value: Any) -> bool:
-    """True when ``value`` nests at most :data:`MAX_DEPTH` containers (walked without recursion)."""
+    """True when ``value`` nests at most :data:`MAX_DEPTH` containers (walked without recursion).
+
+    Raises:
+        ValueError: it holds an integer beyond what a float holds (every metric is a float).
+    """
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
             item = list(item.values())
         elif not isinstance(item, list):
+            _check_number(item)
             continue
         if depth > MAX_DEPTH:
             return False
-        stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
+        for child in item:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+            elif isinstance(child, int):
+                _check_number(child)
     return True
+
+
+def _check_number(item: Any) -> None:
+    if isinstance(item, int) and not isinstance(item, bool) and abs(item) > _LARGEST_FLOAT:
+        raise ValueError(f"a number of {len(str(abs(item))):,} digits, beyond what a run file's numbers hold")
 
 
 def _deep_line(text: str | bytes) -> str:

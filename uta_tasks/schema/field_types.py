@@ -23,7 +23,7 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _accepts(hint: Any, value: Any) -> bool:
-    """Whether ``value`` (decoded JSON) fits ``hint`` (one level deep, and the items of a list)."""
+    """Whether ``value`` (decoded JSON) fits ``hint`` (with the items of a list and the values of a dict)."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         return any(_accepts(arm, value) for arm in typing.get_args(hint))
@@ -35,7 +35,8 @@ def _accepts(hint: Any, value: Any) -> bool:
         (item,) = typing.get_args(hint) or (Any,)
         return isinstance(value, list) and all(_accepts(item, v) for v in value)
     if origin is dict:
-        return isinstance(value, dict)
+        _, item = typing.get_args(hint) or (str, Any)
+        return isinstance(value, dict) and all(_accepts(item, v) for v in value.values())
     kinds = _JSON_TYPES.get(hint)
     if kinds is None:  # a class of ours (a verdict): decoded by its own from_dict
         return True
