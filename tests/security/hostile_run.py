@@ -9,10 +9,16 @@ from saved_runs import write_run
 
 from uta_tasks.schema import output
 
-SECRETS = ("hunter2", "tok-SECRET-123", "AZ-SECRET-456", "sk-live-abcdefghijkl", "hf_TOKENTOKEN")
+SECRETS = ("hunter2", "tok-SECRET-123", "AZ-SECRET-456", "sk-live-abcdefghijkl", "hf_TOKENTOKEN", "KEY-SECRET-1",
+           "AUTH-SECRET-2", "PASS-SECRET-3", "ss-SECRET-4", "COMMA-SECRET-5", "PW-SECRET-6", "SPACE-SECRET-7",
+           "TOKEN-SECRET-8")
 MODEL_ARGS = ("pretrained=org/model-a,base_url=https://bob:hunter2@api.example.com/v1/completions,"
               "api_key=sk-live-abcdefghijkl,token=hf_TOKENTOKEN,"
-              "header={'Authorization': 'Bearer tok-SECRET-123', 'api-key': 'AZ-SECRET-456'}")
+              "header={'Authorization': 'Bearer tok-SECRET-123', 'api-key': 'AZ-SECRET-456'},"
+              "key=KEY-SECRET-1,auth=AUTH-SECRET-2,pass=PASS-SECRET-3,"
+              "tokenizer_base=https://u:p@ss-SECRET-4@hub.example.com/x,api_key=abc,COMMA-SECRET-5,"
+              "credentials={'user': 'u', 'pw': 'PW-SECRET-6'},password='a b SPACE-SECRET-7',"
+              "headers={'Authorization': 'Token a TOKEN-SECRET-8'}")
 PAYLOAD = '<img src=x onerror="window.__pwned=1">'
 HOSTILE_NAME = f"{PAYLOAD}\u202eevil\x1b[2J\x00\ud800 | *x* [l](javascript:alert(1))"
 INVALID = "INVALID-BYTES-HERE"
@@ -38,7 +44,7 @@ def hostile_run(root: Path, judge: dict) -> tuple[Path, list[str]]:
             record = json.loads(row["filtered_resps"][0][0])
             turn = HOSTILE_TURNS[index % len(HOSTILE_TURNS)]
             turn = f"{record['task']} {index}: {turn}"  # one item per turn: a source holds one verdict each
-            record["u"] = turn if index else BIG + turn
+            record["u"] = turn if index else turn + BIG
             record["u_ref"] = f"{turn} (on the unperturbed answer)"
             turns.append(record["u"].replace(INVALID, "\ufffd\ufffd\ufffd( bytes"))
             record["a_prime"] = record["history"] = f"{HOSTILE_TURNS[(index + 1) % len(HOSTILE_TURNS)]}"
@@ -53,9 +59,30 @@ def hostile_run(root: Path, judge: dict) -> tuple[Path, list[str]]:
     data["model_name"] = HOSTILE_NAME
     for task in data["results"]:  # lm-eval's aggregate (the gate and the summary recount it from the samples)
         data["results"][task] = {"alias": task, "genuine_followup,none": 0.5, "genuine_followup_stderr,none": 0.1}
-    data["configs"] = {task: {"task": task, "metadata": {output.META_BENCHMARK: "gsm8k",
-                                                         output.META_PERTURBATION: perturbation}}
-                       for task, perturbation in (("uta_gsm8k", "none"), ("uta_gsm8k_trunc", "trunc"))}
+    data["configs"] = task_configs(data["results"])
     data["config"]["model_args"] = MODEL_ARGS
     results.write_text(json.dumps(data))
     return folder, turns
+
+
+def task_configs(tasks: list[str] | dict) -> dict:
+    """lm-eval's ``configs`` of the saved tasks, naming their benchmark (GSM8K) and perturbation."""
+    return {task: {"task": task, "metadata": {output.META_BENCHMARK: "gsm8k",
+                                              output.META_PERTURBATION: "trunc" if task.endswith("_trunc") else "none"}}
+            for task in tasks}
+
+
+def scored_run(root: Path, judge: dict, tasks: dict[str, int]) -> Path:
+    """A judged saved run whose results file names each task's benchmark and whose docs carry
+    GSM8K's answer, so that every command scores it as a uta run; returns the model folder."""
+    folder = write_run(root, "org/model-a", tasks, judge)
+    for path in folder.glob("samples_*.jsonl"):
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        for row in rows:
+            row["doc"]["answer"] = f"so #### {row['doc_id']}"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (results,) = folder.glob("results_*.json")
+    data = json.loads(results.read_text())
+    data["configs"] = task_configs(data["results"])
+    results.write_text(json.dumps(data))
+    return folder

@@ -21,6 +21,7 @@ from hostile_run import BIG, HOSTILE_NAME, PAYLOAD, SECRETS, hostile_run
 import uta_tasks
 from uta_tasks.apps.annotate import AnnotationDB, AnnotationServer
 from uta_tasks.apps.annotate.cli import export, prepare_packet
+from uta_tasks.templates.escape import MAX_SHOWN_CHARS
 
 
 def _no_secret(*paths: Path) -> None:
@@ -55,7 +56,7 @@ def _run_limited(argv: list[str], limit: int) -> subprocess.CompletedProcess:
                           preexec_fn=limited, timeout=600)
 
 
-def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys) -> None:
+def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys, caplog) -> None:
     from uta_tasks.apps.agreement.cli import main as agreement_main
     from uta_tasks.apps.gate.cli import main as gate_main
     from uta_tasks.apps.rejudge.cli import main as rejudge_main
@@ -92,13 +93,16 @@ def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys)
     # uta-report: an earlier report stays whole when a run fails half-way (its files may not grow)
     report = tmp_path / "report"
     planted = _plant(report, "report.html", "report.md")
-    failed = _run_limited([str(runs), "--out", str(report)], limit=200_000)
+    failed = _run_limited([str(runs), "--out", str(report)], limit=20_000)
     assert failed.returncode != 0, failed.stdout
     assert {path: path.read_bytes() for path in planted} == planted
     assert not [p.name for p in report.iterdir() if p.name.startswith(".")]  # no temporary file left
     assert report_main([str(runs), "--out", str(report)]) == 0
     html = (report / "report.html").read_text(encoding="utf-8")
-    assert "GOOD EARLIER" not in html and BIG in html
+    assert "GOOD EARLIER" not in html
+    cut = f"[... {len(BIG) - MAX_SHOWN_CHARS:,}"[:-3]  # the 1 MB turn (and its tail): bounded, with a note
+    assert len(html) < 10 * MAX_SHOWN_CHARS
+    assert BIG[:MAX_SHOWN_CHARS - 200] in html and BIG[:MAX_SHOWN_CHARS] not in html and cut in html
     assert PAYLOAD not in html.split('id="sample-data">')[0]  # names escaped in the tables
     assert "&lt;img src=x onerror=" in html and "\u202e" not in html and "\x00" not in html
     assert "\\ud800" in html  # the surrogate kept, as its escape
@@ -124,7 +128,10 @@ def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys)
                                          headers={"Authorization": f"Bearer {server.token}"})
         with urllib.request.urlopen(request, timeout=30) as response:
             assert json.loads(response.read())["user_turn"] == shown[0]
-    assert any("\ud800" in turn for turn in shown) and any(turn.startswith(BIG) for turn in shown)
+    assert any("\ud800" in turn for turn in shown)
+    big = [turn for turn in shown if BIG[:1000] in turn]  # the 1 MB turns: bounded, with a note
+    assert big and all(BIG[:MAX_SHOWN_CHARS - 200] in turn and cut in turn and "more characters cut here" in turn
+                       and len(turn) < MAX_SHOWN_CHARS + 200 for turn in big)
     assert any("\ufffd" in turn for turn in shown)  # the invalid bytes, read as U+FFFD
     human = tmp_path / "human.jsonl"
     assert export(db_path, human) == size
@@ -148,7 +155,10 @@ def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys)
         for line in path.read_text(encoding="utf-8").splitlines():
             turns.append(json.loads(json.loads(line)["filtered_resps"][0][0])["u"])
     assert sorted(turns) == sorted(written)
-    _no_secret(rejudged)
+    _no_secret(rejudged, tmp_path / "report", tmp_path / "gate", human, agreement, db_path, folder / "summary.json")
+    logged = capsys.readouterr()
+    for secret in SECRETS:  # nor in anything the commands printed or logged
+        assert secret not in logged.out + logged.err + caplog.text, secret
 
 
 def _live_markup(markdown: str) -> list[tuple[str, list]]:

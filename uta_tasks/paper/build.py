@@ -30,6 +30,7 @@ from uta_tasks.paper.cells import (
 from uta_tasks.paper.models import GLM, GPT_OSS, QWEN, paper_model
 from uta_tasks.paper.notes import add_notes, label_sums
 from uta_tasks.paper.text_cells import PAGE, TEXT_CELLS
+from uta_tasks.runs.atomic import write_text
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TABLES = REPO / "tests" / "fixtures" / "paper" / "paper-figures-and-tables.txt"
@@ -288,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, SeedFormatError) as exc:
         print(f"paper cells: {exc}", file=sys.stderr)
         return 2
-    args.out.write_text(render(reference), encoding="utf-8")
+    write_text(args.out, render(reference))
     print(f"{args.out}: {len(reference.cells)} cells")
     return 0
 

@@ -1,10 +1,23 @@
-"""JSON in and out: lm-eval writes bare ``NaN``; everything this package writes is strict JSON."""
+"""JSON in and out: lm-eval writes bare ``NaN``; everything this package writes is strict JSON.
+
+Every JSON a command reads from a run folder goes through :func:`loads` (and so
+:func:`read_json` and :func:`read_jsonl`), which bounds what it accepts:
+
+- at most :data:`MAX_DEPTH` levels of nesting (lm-eval's files need fewer than 10);
+- at most :data:`MAX_BYTES` bytes in one file (:func:`read_json`) or one line
+  (:func:`read_jsonl`);
+- integers within a float's range (about 309 digits): every number a run holds is read as one.
+
+Anything beyond is refused with a :class:`ValueError` naming the file and line, which every
+command reports as a bad input (exit 2), never a traceback.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import math
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,16 +27,102 @@ from uta_tasks.runs.atomic import write_text  # the one place run files are writ
 log = logging.getLogger(__name__)
 
 
+MAX_DEPTH = 100
+MAX_BYTES = 512 * 2**20
+_LARGEST_FLOAT = int(sys.float_info.max)
+
+
+def loads(text: str | bytes, where: str, hint: str = "") -> Any:
+    """Decode one JSON document within the bounds above.
+
+    Args:
+        text: the JSON text (bytes are decoded as UTF-8).
+        where: names it in messages (``path`` or ``path:line``).
+        hint: appended to the message of text that is not JSON.
+
+    Raises:
+        ValueError: not JSON, or beyond a bound; the message names ``where``, and the line
+            of a multi-line text where it is nested too deeply.
+    """
+    if len(text) > MAX_BYTES:
+        raise ValueError(f"{where} holds {len(text):,} bytes of JSON, more than the {MAX_BYTES:,} this reads")
+    try:
+        value = json.loads(text)
+        shallow = _within_depth(value)
+    except RecursionError:  # json's C scanner stops at the interpreter's recursion limit
+        shallow = False
+    except ValueError as exc:  # JSONDecodeError, and an integer beyond Python's digit limit
+        raise ValueError(f"{where} is not valid JSON ({exc}){hint}") from None
+    if not shallow:
+        raise ValueError(f"{where}{_deep_line(text)} nests JSON more than {MAX_DEPTH} levels deep, more than a "
+                         "run file holds: this file was not written by lm-eval or uta")
+    return value
+
+
+def _within_depth(value: Any) -> bool:
+    """True when ``value`` nests at most :data:`MAX_DEPTH` containers (walked without recursion).
+
+    Raises:
+        ValueError: it holds an integer beyond what a float holds (every metric is a float).
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            _check_number(item)
+            continue
+        if depth > MAX_DEPTH:
+            return False
+        for child in item:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+            elif isinstance(child, int):
+                _check_number(child)
+    return True
+
+
+def _check_number(item: Any) -> None:
+    if isinstance(item, int) and not isinstance(item, bool) and abs(item) > _LARGEST_FLOAT:
+        raise ValueError(f"a number of {len(str(abs(item))):,} digits, beyond what a run file's numbers hold")
+
+
+def _deep_line(text: str | bytes) -> str:
+    """``, line N``: where the nesting first passes :data:`MAX_DEPTH` (strings skipped); ``""`` for one line."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if b"\n" not in data.strip():
+        return ""
+    depth, line, in_string, escaped = 0, 1, False, False
+    for byte in data:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (byte == 0x5C, byte != 0x22)
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return f", line {line},"
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+        if byte == 0x0A:
+            line += 1
+    return ""
+
+
 def read_json(path: Path) -> Any:
     """Read a JSON file that may contain bare ``NaN`` or ``Infinity`` (lm-eval's results).
 
     Args:
         path: the file.
+
+    Raises:
+        ValueError: not JSON or beyond the bounds of :func:`loads` (the message names the file).
     """
-    try:
-        return json.loads(path.read_bytes().decode("utf-8", "replace"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); is the run still being written?") from None
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise ValueError(f"{path} holds {size:,} bytes, more than the {MAX_BYTES:,} this reads as one JSON file")
+    return loads(path.read_bytes().decode("utf-8", "replace"), str(path), "; is the run still being written?")
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
@@ -37,19 +136,30 @@ def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
     they are (:mod:`.atomic` writes them back as the same escape).
 
     Raises:
-        ValueError: a line is not valid JSON (the message names file and line).
+        ValueError: a line is not valid JSON or beyond the bounds of :func:`loads`; the
+            message names the file, the first such line and how many lines are bad.
     """
+    bad: list[str] = []
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(iter(lambda: handle.readline(MAX_BYTES + 1), b""), start=1):
+            where = f"{path}:{number}"
+            if len(raw) > MAX_BYTES:
+                bad.append(f"{where} is longer than {MAX_BYTES:,} bytes")
+                while raw and not raw.endswith(b"\n"):
+                    raw = handle.readline(MAX_BYTES + 1)
+                continue
             if not raw.strip():
                 continue
-            where = f"{path}:{number}"
-            line = _decoded(raw, where)
             try:
-                row = json.loads(line)
+                row = loads(_decoded(raw, where), where)
             except ValueError as exc:
-                raise ValueError(f"{where} is not valid JSON ({exc})") from None
-            yield where, row
+                bad.append(str(exc))
+                continue
+            if not bad:
+                yield where, row
+    if bad:
+        more = f" ({len(bad)} bad lines in all)" if len(bad) > 1 else ""
+        raise ValueError(f"{bad[0]}{more}")
 
 
 def _decoded(raw: bytes, where: str) -> str:

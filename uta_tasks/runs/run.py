@@ -10,8 +10,8 @@ from typing import Any
 from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.runs.folder import RunFiles, single_run
 from uta_tasks.runs.from_samples import measure_docs, missing_values
-from uta_tasks.runs.jsonio import read_json
 from uta_tasks.runs.observations import Observations, from_measured
+from uta_tasks.runs.results_file import read_results
 from uta_tasks.runs.samples import DocSample, read_samples
 from uta_tasks.schema import output
 
@@ -182,9 +182,7 @@ def load_run(path: str | Path | RunFiles) -> Run:
         path: an lm-eval output folder, a results file, or :class:`RunFiles`.
     """
     files = path if isinstance(path, RunFiles) else single_run(path)
-    results = read_json(files.results)
-    if not isinstance(results, dict) or "results" not in results:
-        raise ValueError(f"{files.results} has no 'results' key: it is not an lm-eval results file")
+    results = read_results(files.results)
     subtasks = {str(k): list(v) for k, v in (results.get("group_subtasks") or {}).items()}
     run = Run(files=files, results=results)
     run.groups = {group: _flatten(group, subtasks) for group in subtasks}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uta_tasks.runs.folder import SAMPLES_NAME, model_name
-from uta_tasks.runs.jsonio import read_json
+from uta_tasks.runs.results_file import read_results
 from uta_tasks.runs.samples import read_samples
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
@@ -90,4 +90,4 @@ def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, ProbeRecord]]
 
 def _model_of(samples_path: Path, date: str) -> str:
     results = samples_path.parent / f"{output.RESULTS_PREFIX}{date}.json"
-    return model_name(read_json(results) if results.is_file() else None, samples_path.parent)
+    return model_name(read_results(results) if results.is_file() else None, samples_path.parent)

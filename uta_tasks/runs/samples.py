@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.runs.jsonio import read_jsonl
+from uta_tasks.runs.jsonio import loads, read_jsonl
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
 
@@ -42,8 +41,10 @@ def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeR
     except (KeyError, IndexError, TypeError):
         raise ValueError(f"{where}: no {output.SAMPLE_RESPS}[0]; is this a uta task's samples file?") from None
     out = []
+    if not isinstance(repeats, list):
+        raise ValueError(f"{where}: {output.SAMPLE_RESPS}[0] is {type(repeats).__name__}, not a list of probe records")
     for item in repeats:
-        record = json.loads(item) if isinstance(item, str) else item
+        record = loads(item, f"{where} (a probe record)") if isinstance(item, str) else item
         if not isinstance(record, dict):
             raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")
         try:
@@ -63,7 +64,10 @@ def read_samples(path: Path) -> list[DocSample]:
     for where, sample in read_jsonl(path):
         if not isinstance(sample, dict) or not isinstance(sample.get(output.SAMPLE_DOC_ID), int):
             raise ValueError(f"{where}: no integer {output.SAMPLE_DOC_ID}; is this a uta task's samples file?")
-        metrics = {k: sample[k] for k in sample.get("metrics", []) if k in sample}
+        names = sample.get("metrics") or []
+        if not isinstance(names, list):
+            raise ValueError(f"{where}: 'metrics' is {type(names).__name__}, not the list of names lm-eval writes")
+        metrics = {k: sample[k] for k in names if isinstance(k, str) and k in sample}
         docs.append(DocSample(sample[output.SAMPLE_DOC_ID], decode_records(sample, where), metrics, sample))
     docs.sort(key=lambda d: d.doc_id)
     return docs

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Protocol
 
+from uta_tasks.schema.field_types import check_field_types
 from uta_tasks.schema.verdict import Verdict
 
 REQUEST_TYPE = "generate_user_turn"
@@ -68,6 +69,9 @@ class JudgeConfig(Protocol):
 
 # Rebuilds a spec's judge settings from their logged dict (``JudgeSettings.from_dict``).
 JudgeDecoder = Callable[[Mapping[str, Any]], JudgeConfig]
+
+
+_DECODED = VERDICT_SLOTS  # decoded by Verdict.decode, which checks its own fields
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
@@ -270,6 +274,7 @@ class ProbeRecord:
             text: the JSON string (or its decoded dict).
         """
         data = json.loads(text) if isinstance(text, str) else dict(text)
+        check_field_types(cls, {k: v for k, v in data.items() if k not in _DECODED}, "a probe record")
         if "history" not in data:
             raw = (data.get("role_switch") or {}).get("history") == "raw"
             data["history"] = data.get("a", "") if raw else data.get("answer", "")

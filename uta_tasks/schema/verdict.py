@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Final, Literal
 
+from uta_tasks.schema.field_types import check_field_types
 from uta_tasks.schema.labels import pairing_error
 from uta_tasks.schema.reasons import code_from_reason
 
@@ -151,7 +152,10 @@ class Verdict:
         Raises:
             ValueError: ``status`` is missing or not :data:`JUDGED` / :data:`UNJUDGED`.
         """
+        if not isinstance(data, dict):
+            raise ValueError(f"a verdict is a JSON object, not {type(data).__name__}")
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        check_field_types(cls, known, "a verdict")
         if "status" not in known:
             raise ValueError(f"a verdict needs a status ({JUDGED!r} or {UNJUDGED!r}); got keys {sorted(data)}")
         for name, empty in _EMPTY.items():

@@ -12,6 +12,9 @@ The rule: keep the text, escape it for display, never crash.
 - :func:`markdown_text` escapes a name for CommonMark (inline HTML, emphasis, links, table
   pipes): ``<img src=x onerror=...>`` renders as text.
 - :func:`code_span` puts a name in a Markdown code span that no backtick in it can close.
+- :func:`bounded_text` cuts a text shown in a page (the report's sample browser, the
+  annotation page's items) at :data:`MAX_SHOWN_CHARS` characters, with a visible note of
+  how much was cut; the full text stays in the samples file.
 
 Markup escaping itself stays with each format: jinja2's ``|e`` in HTML,
 ``xml.sax.saxutils.escape`` in SVG, ElementTree in JUnit.
@@ -59,3 +62,22 @@ def code_span(text: object) -> str:
     flat = display_text(text).replace("\r", " ").replace("\n", " ").replace("|", "\\|")
     fence = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
     return f"{fence} {flat} {fence}"
+
+
+#: Characters of one text (a question, an answer, a user turn, a judge prompt) shown in the
+#: report or on the annotation page; the rest is cut, with a note (:func:`bounded_text`).
+MAX_SHOWN_CHARS = 20_000
+
+
+def bounded_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``text`` as shown in a page: whole up to ``limit`` characters, else its first ``limit``
+    characters and a note saying how many were cut and where the full text is.
+
+    Args:
+        text: the text.
+        limit: characters kept (default :data:`MAX_SHOWN_CHARS`).
+    """
+    if len(text) <= limit:
+        return text
+    return (f"{text[:limit]}\n\n[... {len(text) - limit:,} more characters cut here: this page shows the first "
+            f"{limit:,}; the full text is in the run's samples file]")

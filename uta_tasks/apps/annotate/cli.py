@@ -179,7 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         server = AnnotationServer(args.db, host=args.host, port=args.port, require_invites=args.require_invites,
                                   public_urls=args.public_url, open_token=not args.no_token)
     except (AnnotationError, FileNotFoundError, ValueError, OSError) as exc:
-        raise SystemExit(f"uta-annotate: {exc}") from None
+        print(f"uta-annotate: {exc}", file=sys.stderr)
+        return 2
     where = "each annotator opens their invite link" if server.require_invites else f"open {server.link}"
     print(f"annotating {size} item(s) from {args.db} on {server.url}: {where} (Ctrl-C to stop; answers are saved "
           "at once)")

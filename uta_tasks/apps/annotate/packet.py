@@ -18,6 +18,10 @@ judge label.
 - Everything is a function of the seed and the item ids, never of file order or time.
 - Only the ``model``-generated user turns are annotated: the held-out reference turn
   (``verdict_reference``) is never shown to annotators.
+- Each text of an item (every context turn and the user turn) is cut at
+  :data:`~uta_tasks.templates.escape.MAX_SHOWN_CHARS` with a visible note
+  (:func:`~uta_tasks.templates.escape.bounded_text`); the item's id is that of the full
+  texts, which stay in the samples.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 from uta_tasks.runs.sample_items import SampleItem
 from uta_tasks.schema.probe import VERDICT, VERDICT_REF
 from uta_tasks.schema.verdict import UNJUDGED, Verdict
+from uta_tasks.templates.escape import bounded_text
 
 ALLOCATIONS = ("proportional", "equal", "hard")
 ANNOTATED_KINDS = (VERDICT, VERDICT_REF)
@@ -108,8 +113,9 @@ def _unique(items: Sequence[SampleItem]) -> tuple[dict[str, PacketItem], dict[st
     ordered = sorted(items, key=lambda e: (e.model, e.task, e.kind, e.doc_id, e.repeat, str(e.source.path)))
     for entry in ordered:
         if entry.kind in ANNOTATED_KINDS and entry.item_id not in unique:
-            unique[entry.item_id] = PacketItem(
-                entry.item_id, entry.item.context, entry.item.user_turn, entry.task, entry.model,
+            context = tuple((role, bounded_text(content)) for role, content in entry.item.context)
+            unique[entry.item_id] = PacketItem(  # the id is of the full texts; the page shows them bounded
+                entry.item_id, context, bounded_text(entry.item.user_turn), entry.task, entry.model,
                 judge_label(entry.verdict),
             )
             if judge_label(entry.verdict) != UNJUDGED and entry.verdict is not None:

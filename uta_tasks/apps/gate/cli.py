@@ -6,7 +6,8 @@
     uta-gate out/run --paper [--tolerance PP] [--family MODEL=FAMILY]
 
 Prints one line per rule; exits 0 (every rule holds), 1 (a rule failed) or 2 (the input
-cannot decide; the message names the cause). With --paper it checks the run against the
+cannot decide: a file it cannot read, a malformed rule, anything else that stops it; the
+message names the cause, and --junit/--json are still written, as one error). With --paper it checks the run against the
 paper's published cells instead: 0 every matched cell inside, 1 one outside the run's
 interval widened by the tolerance, 2 nothing comparable matched.
 """
@@ -14,13 +15,14 @@ interval widened by the tolerance, 2 nothing comparable matched.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
 from uta_tasks.apps.gate.api import EXIT_UNDECIDED, run_gate
 from uta_tasks.apps.gate.errors import GateInputError
 from uta_tasks.apps.gate.paper import render_paper_text, run_paper_gate
-from uta_tasks.apps.gate.render_junit import render_junit
+from uta_tasks.apps.gate.render_junit import render_junit, render_junit_error
 from uta_tasks.apps.gate.render_markdown import render_markdown
 from uta_tasks.apps.gate.render_text import render_text
 from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
@@ -67,14 +69,31 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.paper == bool(args.rules):
         p.error("give either --rules FILE or --paper")
-    if args.paper:
-        return _paper(args)
+    try:
+        return _paper(args) if args.paper else _rules(args)
+    except Exception as exc:  # noqa: BLE001 - exit 1 means "a rule failed": anything else that stops the gate is 2
+        logging.getLogger(__name__).debug("uta-gate stopped", exc_info=True)
+        return _undecided(args, f"internal error {type(exc).__name__}: {exc} (please report it)")
+
+
+def _undecided(args: argparse.Namespace, cause: str) -> int:
+    """Say why the gate cannot decide, and still write the JUnit and JSON files it was asked for."""
+    cause = display_text(cause)
+    print(f"uta-gate: cannot decide: {cause}", file=sys.stderr)
+    try:
+        _write(args.junit, render_junit_error(cause))
+        _write(args.json, dumps_strict({"exit_code": EXIT_UNDECIDED, "error": cause}) + "\n")
+    except OSError as exc:
+        print(f"uta-gate: cannot write the result files either: {exc}", file=sys.stderr)
+    return EXIT_UNDECIDED
+
+
+def _rules(args: argparse.Namespace) -> int:
     try:
         result = run_gate(args.candidate, args.rules, args.baseline, strict=args.strict,
                           calibration=args.calibration, retest=args.retest)
-    except GateInputError as exc:
-        print(f"uta-gate: cannot decide: {exc}", file=sys.stderr)
-        return EXIT_UNDECIDED
+    except (GateInputError, OSError, ValueError) as exc:
+        return _undecided(args, str(exc))
     sys.stdout.write(render_text(result))
     _write(args.json, dumps_strict(result.to_dict()) + "\n")
     _write(args.junit, render_junit(result))
@@ -86,8 +105,7 @@ def _paper(args: argparse.Namespace) -> int:
     try:
         result = run_paper_gate([args.candidate], args.tolerance, parse_families(args.family))
     except (OSError, ValueError) as exc:
-        print(f"uta-gate --paper: cannot decide: {exc}", file=sys.stderr)
-        return EXIT_UNDECIDED
+        return _undecided(args, f"--paper: {exc}")
     sys.stdout.write(display_text(render_paper_text(result)))
     _write(args.json, dumps_strict(result.to_dict()) + "\n")
     return result.exit_code

@@ -35,6 +35,23 @@ def render_junit(result: GateResult) -> str:
             ET.SubElement(case, "error", message=r.note, type="GateUndecided").text = r.note
         else:
             ET.SubElement(case, "system-out").text = detail
+    return _document(suites)
+
+
+def render_junit_error(cause: str) -> str:
+    """The JUnit document of a gate that could not decide: one ``<error>`` case naming the cause.
+
+    Args:
+        cause: why the gate cannot decide (a file it cannot read, a malformed rule...).
+    """
+    suites = ET.Element("testsuites", name="uta-gate", tests="1", failures="0", errors="1")
+    suite = ET.SubElement(suites, "testsuite", name="uta-gate", tests="1", failures="0", errors="1", skipped="0")
+    case = ET.SubElement(suite, "testcase", classname="uta-gate", name="decide", time="0")
+    ET.SubElement(case, "error", message=cause, type="GateUndecided").text = cause
+    return _document(suites)
+
+
+def _document(suites: ET.Element) -> str:
     ET.indent(suites)
     # display_text: control characters and lone surrogates are not XML; they become visible \uXXXX text
     return display_text('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")

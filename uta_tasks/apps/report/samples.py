@@ -1,4 +1,5 @@
-"""Rows of the report's sample browser: q, a', u, verdict and the exact judge prompt per user turn."""
+"""Rows of the report's sample browser: q, a', u, verdict and the exact judge prompt per user turn,
+each text cut at :data:`~uta_tasks.templates.escape.MAX_SHOWN_CHARS` with a note."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from uta_tasks.runs import dumps_strict
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.schema import output
 from uta_tasks.schema.verdict import UNJUDGED, Verdict
+from uta_tasks.templates.escape import bounded_text
 
 
 def _prompt_text(messages: list[dict[str, str]] | None) -> str:
@@ -52,15 +54,15 @@ def sample_rows(data: ReportData, max_per_task: int = 100) -> tuple[list[dict[st
                     "task": row.task,
                     "doc_id": doc.doc_id,
                     "repeat": repeat,
-                    "q": record.q or "",
-                    "a_prime": record.a_prime or "",
-                    "u": record.u or "",
+                    "q": bounded_text(record.q or ""),
+                    "a_prime": bounded_text(record.a_prime or ""),
+                    "u": bounded_text(record.u or ""),
                     **_verdict_fields(verdict),
-                    "rationale": (verdict.rationale or verdict.reason or "") if verdict else "",
-                    "prompt": _prompt_text(verdict.prompt if verdict else None),
+                    "rationale": bounded_text((verdict.rationale or verdict.reason or "") if verdict else ""),
+                    "prompt": bounded_text(_prompt_text(verdict.prompt if verdict else None)),
                 }
                 if row.perturbation != output.PERTURBATION_NONE:
-                    item["u_ref"] = record.u_ref or ""
+                    item["u_ref"] = bounded_text(record.u_ref or "")
                     item.update(_verdict_fields(record.verdict_ref, "_ref"))
                 rows.append(item)
     return rows, left_out

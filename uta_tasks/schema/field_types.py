@@ -1,0 +1,66 @@
+"""The JSON a record or verdict is decoded from holds the types its fields declare.
+
+A samples file is read back by every command; a field of another type (a list where a
+string belongs, a string where a dict belongs) would otherwise surface far from the file
+as a ``TypeError`` or ``AttributeError``. :func:`check_field_types` refuses it where the
+record is decoded, with a ``ValueError`` naming the field.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import typing
+from typing import Any, Literal
+
+_JSON_TYPES: dict[Any, tuple[type, ...]] = {str: (str,), bool: (bool,), int: (int,), float: (int, float),
+                                            dict: (dict,), list: (list,), Any: (object,)}
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _accepts(hint: Any, value: Any) -> bool:
+    """Whether ``value`` (decoded JSON) fits ``hint`` (with the items of a list and the values of a dict)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_accepts(arm, value) for arm in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if origin is Literal:  # a status: the class's own check names the allowed values
+        return True
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return isinstance(value, list) and all(_accepts(item, v) for v in value)
+    if origin is dict:
+        _, item = typing.get_args(hint) or (str, Any)
+        return isinstance(value, dict) and all(_accepts(item, v) for v in value.values())
+    kinds = _JSON_TYPES.get(hint)
+    if kinds is None:  # a class of ours (a verdict): decoded by its own from_dict
+        return True
+    if hint is int and isinstance(value, bool):
+        return False
+    return isinstance(value, kinds)
+
+
+def check_field_types(cls: type, data: dict[str, Any], what: str) -> None:
+    """Raise ``ValueError`` when a key of ``data`` that is a field of the dataclass ``cls``
+    holds a value of another type than the field declares.
+
+    Args:
+        cls: the dataclass.
+        data: the decoded JSON object.
+        what: names the object in the message (``a probe record``).
+    """
+    hints = _hints(cls)
+    for name, value in data.items():
+        hint = hints.get(name)
+        if hint is not None and not _accepts(hint, value):
+            raise ValueError(f"{what}: field {name!r} is {type(value).__name__} {_excerpt(value)}, not {hint}")
+
+
+def _excerpt(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
