@@ -41,6 +41,8 @@ def greedy_script(prompt: str, gen_kwargs: dict) -> str:
     if prompt.endswith(USER):
         shown = prompt.rsplit(ASSISTANT, 1)[1].split(END, 1)[0]
         return f"Why {shown[-10:]!r}?"
+    if ASSISTANT not in prompt:  # a run without --apply_chat_template: the prompt is the question
+        return thinking_answer(prompt)
     head, prefix = prompt.rsplit(ASSISTANT, 1)
     question = head.rsplit(USER, 1)[1].split(END, 1)[0]
     whole = thinking_answer(question)
@@ -49,14 +51,18 @@ def greedy_script(prompt: str, gen_kwargs: dict) -> str:
 
 
 class GreedyLM(ScriptedLM):
-    """The scripted model as lm-eval's backends behave: responses cut at ``until``, the chat
-    template applied for ``--apply_chat_template``."""
+    """The scripted model as lm-eval's backends behave: responses cut at ``until`` and at
+    ``max_gen_toks`` tokens, the chat template applied for ``--apply_chat_template``."""
 
     tokenizer_name = "smollm2-scripted"
 
     def generate_until(self, requests: list, disable_tqdm: bool = False) -> list[str]:
         out = []
         for request, text in zip(requests, super().generate_until(requests), strict=True):
+            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+            limit = int(request.args[1].get("max_gen_toks", 256))
+            if len(ids) > limit:
+                text = self.tokenizer.decode(ids[:limit])
             for stop in request.args[1].get("until") or []:
                 text = text.split(stop)[0]
             out.append(text)

@@ -19,6 +19,7 @@ from uta_tasks.wrap.yamls import write
 
 TASK = "uta_wrap_gsm8k"
 LIMIT = 3
+GEN = {"max_gen_toks": 200}
 
 
 @pytest.fixture()
@@ -35,14 +36,16 @@ def folders(tmp_path):
 def _plain_run(lm, folders, **kwargs) -> dict:
     kwargs.setdefault("apply_chat_template", True)
     kwargs.setdefault("num_fewshot", 0)
-    return evaluate(lm, ["gsm8k"], include=(folders["plain"],), limit=LIMIT, **kwargs)
+    kwargs.setdefault("gen_kwargs", GEN)
+    kwargs.setdefault("limit", LIMIT)
+    return evaluate(lm, ["gsm8k"], include=(folders["plain"],), **kwargs)
 
 
 def _probe(lm, folders, tasks=(TASK,), **meta) -> dict:
     metadata = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), **meta}
     if "judge_base_url" in meta:
         metadata.pop("judge")
-    return evaluate(lm, list(tasks), metadata=metadata, include=(folders["wrap"],), limit=LIMIT)
+    return evaluate(lm, list(tasks), metadata=metadata, include=(folders["wrap"],), limit=LIMIT, gen_kwargs=GEN)
 
 
 def test_probe_from_plain_lm_eval_samples_equals_a_full_run(greedy, folders, judge_server):
@@ -77,3 +80,85 @@ def _read(folder) -> list[dict]:
 
     (path,) = folder.glob("samples_gsm8k_*.jsonl")
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_probe_from_an_earlier_uta_run_generates_no_answer(greedy, folders):
+    """Re-probing a uta run (other pass-2 settings): the records' whole turns are pass 1 as they are."""
+    tasks = (TASK, f"{TASK}_trunc")
+    first = _probe(greedy, folders, tasks=tasks)
+    save(first, folders["out"])
+    greedy.calls.clear()
+    again = _probe(greedy, folders, tasks=tasks, answers_from=str(folders["out"]), user_max_gen_toks=8)
+    prompts = [prompt for batch in greedy.calls for prompt, _ in batch]
+    assert prompts and not any(p.endswith("<|im_start|>assistant\n") for p in prompts)  # user turns only
+    assert all(kwargs["max_gen_toks"] == 8 for batch in greedy.calls for _, kwargs in batch)
+    for task in tasks:
+        for a, b in zip(records(again, task), records(first, task), strict=True):
+            assert (a.a, a.a_prime, a.pass1_prompt) == (b.a, b.a_prime, b.pass1_prompt)
+            assert a.answer_source["tokens_added"] == 0 and a.answer_source["task"] == task
+    config = again["configs"][TASK]["metadata"]
+    assert config["answers_from"] == str(folders["out"])
+
+
+# ---- refusals: each names the task, the document or file, and the fix ----------------
+
+
+def _refused(lm, folders, match: str, **kwargs) -> str:
+    with pytest.raises(Exception, match=match) as err:
+        _probe(lm, folders, answers_from=str(folders["out"]), **kwargs)
+    assert TASK in str(err.value)
+    return str(err.value)
+
+
+def test_a_run_without_samples_is_refused(greedy, folders):
+    results = _plain_run(greedy, folders)
+    results["samples"] = {}
+    save(results, folders["out"])
+    _refused(greedy, folders, "--log_samples")
+
+
+def test_a_document_the_run_lacks_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders, limit=2), folders["out"])
+    _refused(greedy, folders, "document 2 is not in the saved run")
+
+
+def test_another_model_is_refused_before_any_request(greedy, folders):
+    save(_plain_run(greedy, folders), folders["out"])
+    greedy.calls.clear()
+    message = _refused(greedy, folders, "answered with scripted, but --model_args names other-model",
+                       pretrained="other-model")
+    assert "pretrained=scripted" in message and greedy.calls == []
+
+
+def test_another_temperature_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders), folders["out"])
+    greedy.calls.clear()
+    with pytest.raises(Exception, match=r"document 0: the saved run sampled at temperature 0.0, the probe at 0.7"):
+        evaluate(greedy, [TASK], metadata={**NO_JUDGE, "gsm8k_data_files": str(GSM8K),
+                                           "answers_from": str(folders["out"])},
+                 include=(folders["wrap"],), limit=LIMIT, gen_kwargs={**GEN, "temperature": 0.7, "do_sample": True})
+    assert greedy.calls == []
+
+
+def test_an_answer_cut_by_its_length_budget_is_refused_or_dropped(greedy, folders):
+    save(_plain_run(greedy, folders, gen_kwargs={"max_gen_toks": 4}), folders["out"])
+    _refused(greedy, folders, r"document 0: the saved answer ran into its length budget \(max_gen_toks=4\)")
+    dropped = _probe(greedy, folders, answers_from=str(folders["out"]), overlong="drop")
+    assert [r.overlong for r in records(dropped, TASK)] == ["pass1"] * LIMIT
+
+
+def test_a_prompt_without_the_chat_template_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders, apply_chat_template=False), folders["out"])
+    message = _refused(greedy, folders, "document 0: the saved prompt")
+    assert "--apply_chat_template" in message and "'Question: " in message
+
+
+def test_a_prompt_with_other_few_shot_examples_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders, num_fewshot=1), folders["out"])
+    message = _refused(greedy, folders, "document 0: the saved prompt")
+    assert "uta_num_fewshot" in message
+
+
+def test_reasoning_stripped_before_logging_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders), folders["out"], model_args="pretrained=scripted,think_end_token=</think>")
+    _refused(greedy, folders, "think_end_token")

@@ -83,28 +83,28 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True, default=str))
 
 
-def _samples_file(path: Path, names: Sequence[str]) -> tuple[Path, Path | None, str]:
+def _samples_file(path: Path, names: Sequence[str], task: str) -> tuple[Path, Path | None, str]:
     """The samples file of the first of ``names`` the saved run holds, and its results file."""
     if path.is_file():
         match = SAMPLES_NAME.match(path.name)
         if match is None:
-            raise SavedRunError(f"answers_from={path}: not an lm-eval samples_<task>_<date>.jsonl file or a run folder")
+            raise SavedRunError(f"{task}: answers_from={path}: not an lm-eval samples_<task>_<date>.jsonl file or a run folder")
         results = path.with_name(f"{output.RESULTS_PREFIX}{match['date']}.json")
         return path, results if results.exists() else None, match["task"]
     try:
         run = single_run(path)
     except RunNotFoundError as exc:
-        raise SavedRunError(f"answers_from={path}: {exc}") from None
+        raise SavedRunError(f"{task}: answers_from={path}: {exc}") from None
     if not run.samples:
         raise SavedRunError(
-            f"answers_from={path}: the run {run.results.name} has no samples files; run it again with --log_samples "
+            f"{task}: answers_from={path}: the run {run.results.name} has no samples files; run it again with --log_samples "
             "(the probe needs every document's prompt and response)"
         )
     for name in names:
         if name in run.samples:
             return run.samples[name], run.results, name
     raise SavedRunError(
-        f"answers_from={path}: the run {run.results.name} logged samples of {sorted(run.samples)}, not of "
+        f"{task}: answers_from={path}: the run {run.results.name} logged samples of {sorted(run.samples)}, not of "
         f"{' or '.join(names)}; point answers_from at a run of that task"
     )
 
@@ -160,7 +160,7 @@ def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
     if not root.exists():
         raise SavedRunError(f"{task}: answers_from={path} does not exist; give the --output_path folder of a run "
                             "made with --log_samples, or one of its samples_<task>_<date>.jsonl files")
-    samples, results_path, name = _samples_file(root, names)
+    samples, results_path, name = _samples_file(root, names, task)
     results = read_json(results_path) if results_path is not None else {}
     primary = ((results.get("configs") or {}).get(name, {}).get("metadata") or {}).get("uta_primary")
     answers: dict[int, SavedAnswer] = {}
