@@ -22,18 +22,30 @@ at a stop string gets the rest of its turn, as under greedy decoding a full run 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from uta_tasks.probe.backend import Backend, is_greedy
-
-if TYPE_CHECKING:
-    from uta_tasks.probe.hook import Request
-    from uta_tasks.schema.probe import SavedAnswer
+from uta_tasks.probe.role_switch import RoleSwitch
+from uta_tasks.schema.probe import ProbeSpec, SavedAnswer
 
 #: lm-eval's max_gen_toks when a task sets none
 LM_EVAL_MAX_GEN_TOKS = 256
 _SHOWN = 60
+
+
+class Request(Protocol):
+    """What this module reads of the hook's resolved request."""
+
+    @property
+    def spec(self) -> ProbeSpec: ...
+
+    @property
+    def switch(self) -> RoleSwitch: ...
+
+    @property
+    def assistant_kwargs(self) -> dict: ...
 
 
 class SavedAnswerError(RuntimeError):
@@ -129,7 +141,7 @@ class Completed:
     dropped: set[int]
 
 
-def complete(backend: Backend, requests: list[Request], tokenizer: Any, dropped: set[int]) -> Completed:
+def complete(backend: Backend, requests: Sequence[Request], tokenizer: Any, dropped: set[int]) -> Completed:
     """The whole answer of every request with a saved answer, generating only what a stop string cut.
 
     Args:

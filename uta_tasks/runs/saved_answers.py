@@ -117,7 +117,7 @@ def _digest(results: Mapping[str, Any], task: str) -> str:
 def _arguments(line: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     args = line.get(_ARGUMENTS)
     if isinstance(args, dict):  # lm-eval 0.4: {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}}
-        first = next(iter(args.values()), {})
+        first: dict[str, Any] = next(iter(args.values()), {})
         return str(first.get("arg_0", "")), dict(first.get("arg_1") or {})
     if isinstance(args, list) and args and isinstance(args[0], list):  # [[prompt, gen_kwargs]]
         return str(args[0][0]), dict(args[0][1] if len(args[0]) > 1 else {})
