@@ -10,6 +10,8 @@ probe completes each from its saved prefix.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
 from saved_runs import GSM8K, GreedyLM, greedy_script, plain_gsm8k_folder, save, thinking_answer
@@ -162,3 +164,21 @@ def test_a_prompt_with_other_few_shot_examples_is_refused(greedy, folders):
 def test_reasoning_stripped_before_logging_is_refused(greedy, folders):
     save(_plain_run(greedy, folders), folders["out"], model_args="pretrained=scripted,think_end_token=</think>")
     _refused(greedy, folders, "think_end_token")
+
+
+def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys):
+    from uta_tasks.apps.plan import main as plan_main
+    from uta_tasks.probe import hook
+    from uta_tasks.probe.plan import make_plan
+
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K)}
+    saved = save(evaluate(greedy, ["uta_gsm8k"], metadata=meta, limit=LIMIT, gen_kwargs=GEN), folders["out"])
+    meta["answers_from"] = str(folders["out"])
+    plan = make_plan(["uta_gsm8k"], metadata=meta, gen_kwargs=GEN, limit=LIMIT)
+    evaluate(greedy, ["uta_gsm8k"], metadata=meta, limit=LIMIT, gen_kwargs=GEN)
+    assert plan.pass1 == 0 and "assistant" not in hook.LAST_RUN  # pass 1 sent nothing to the model
+    assert plan.pass2 == hook.LAST_RUN["user"].generated == LIMIT
+    assert plan_main(["--tasks", "uta_gsm8k", "--limit", str(LIMIT), "--metadata", json.dumps(meta), "--plan"]) == 0
+    out = capsys.readouterr().out
+    (samples,) = saved.glob("samples_uta_gsm8k_*.jsonl")
+    assert "Answers: 0 generated; read from" in out and str(samples) in out

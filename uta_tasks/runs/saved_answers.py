@@ -109,6 +109,23 @@ def _samples_file(path: Path, names: Sequence[str], task: str) -> tuple[Path, Pa
     )
 
 
+def run_files(path: str | Path) -> list[Path]:
+    """The files ``answers_from`` reads: the samples file given, or the newest run's results
+    and samples files in the folder given.
+
+    Args:
+        path: the ``answers_from`` setting.
+    """
+    root = Path(path).expanduser()
+    if root.is_file():
+        return [root]
+    try:
+        run = single_run(root)
+    except RunNotFoundError as exc:
+        raise SavedRunError(f"answers_from={path}: {exc}") from None
+    return [run.results, *run.samples.values()]
+
+
 def _digest(results: Mapping[str, Any], task: str) -> str:
     config = {"config": results.get("config"), "task": (results.get("configs") or {}).get(task)}
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
