@@ -18,6 +18,7 @@ docs/settings.md.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.probe import hook, task_settings
 from uta_tasks.probe.task_settings import TaskSettings
 from uta_tasks.runs import saved_answers
+from uta_tasks.schema import output
 from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 from uta_tasks.wrap import is_wrapped
@@ -41,6 +43,9 @@ from uta_tasks.wrap.settings import WrapSettings
 
 if TYPE_CHECKING:
     from uta_tasks.judge import JudgeSettings
+
+
+log = logging.getLogger(__name__)
 
 
 class UTATaskError(ValueError):
@@ -78,6 +83,17 @@ def _check_keys(task: str, meta: dict) -> None:
         close = difflib.get_close_matches(key, known, n=1, cutoff=0.85) or [suggest_key(key)]
         if close[0]:
             raise UTATaskError(f"{task}: --metadata key {key!r} is not a uta setting; did you mean {close[0]!r}?")
+
+
+def _report_score_differences(task: str, records: list[ProbeRecord], values: dict) -> None:
+    """``answers_from``: warn, per document, where this run's score of an answer differs from the
+    score the saved run gave it (never averaged away)."""
+    for record in records:
+        source = record.answer_source or {}
+        for name, saved in (source.get("saved_scores") or {}).items():
+            if name in values and values[name] != saved:
+                log.warning("%s: document %s: %s is %r here but %r in the saved run %s", task, source.get("doc_id"),
+                            name, values[name], saved, source.get("samples"))
 
 
 class UTATask(compat.task_base_class()):  # type: ignore[misc]
@@ -224,8 +240,9 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             return {"bypass": None}
         records = [ProbeRecord.from_json(r) for r in compat.doc_responses(results)]
         specs = self._metrics()
-        return table.lm_eval_doc_values(specs, doc_metrics(doc, records, specs, self.benchmark.score,
-                                                           self.benchmark.primary))
+        values = doc_metrics(doc, records, specs, self.benchmark.score, self.benchmark.primary)
+        _report_score_differences(self.config.task, records, values)
+        return table.lm_eval_doc_values(specs, values)
 
     def aggregation(self) -> dict:
         if self._predict_only:
@@ -250,6 +267,8 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         if not self._predict_only:
             dumped["metric_list"] = table.metric_list(self._metrics(), readable=True)
         dumped.pop("filter_list", None)
+        if self._saved is not None:  # answers_from: the saved run, named in the run's configuration
+            dumped["metadata"] = {**dumped["metadata"], output.META_ANSWERS_SOURCE: self._saved.source}
         if is_wrapped(self.benchmark.name):  # the run reader takes a wrapped task's accuracy metric from here
             dumped["metadata"] = {**(dumped.get("metadata") or {}), "uta_primary": self.benchmark.primary}
             # lm-eval's n-shot column reads the config's num_fewshot: the examples q really holds

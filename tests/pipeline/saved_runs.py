@@ -30,10 +30,10 @@ def plain_gsm8k_folder(folder: Path) -> Path:
 
 def thinking_answer(question: str) -> str:
     """The whole turn of the scripted reasoning model: a ``<think>`` trace holding gsm8k's stop
-    string ``Question:``, then a final answer."""
+    string ``Question:``, then a final answer (right for the fixture's first document)."""
     words = " ".join(f"r{i}" for i in range(40))
     return (f"<think>\nRead {len(question)} characters.\n\nQuestion: what is asked? {words}\n</think>\n"
-            "The answer is 18.")
+            "The answer is 12.")
 
 
 def greedy_script(prompt: str, gen_kwargs: dict) -> str:

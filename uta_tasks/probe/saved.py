@@ -158,7 +158,7 @@ def complete(backend: Backend, requests: Sequence[Request], tokenizer: Any, drop
         if saved is None:
             continue
         answers[i] = saved.text
-        sources[i] = {**saved.source, "doc_id": saved.doc_id, "tokens_added": 0}
+        sources[i] = {**saved.source, "doc_id": saved.doc_id, "tokens_added": 0, "saved_scores": saved.scores}
         if i in dropped or not _extra_stops(request, tokenizer):
             continue
         kwargs = dict(request.assistant_kwargs)
