@@ -28,24 +28,31 @@ def plain_gsm8k_folder(folder: Path) -> Path:
     return folder
 
 
-def thinking_answer(question: str) -> str:
+def thinking_answer(question: str, words: int = 40, stop: str = "Question:") -> str:
     """The whole turn of the scripted reasoning model: a ``<think>`` trace holding gsm8k's stop
     string ``Question:``, then a final answer (right for the fixture's first document)."""
-    words = " ".join(f"r{i}" for i in range(40))
-    return (f"<think>\nRead {len(question)} characters.\n\nQuestion: what is asked? {words}\n</think>\n"
+    trace = " ".join(f"r{i}" for i in range(words))
+    return (f"<think>\nRead {len(question)} characters.\n\n{stop} what is asked? {trace}\n</think>\n"
             "The answer is 12.")
 
 
-def greedy_script(prompt: str, gen_kwargs: dict) -> str:
-    """Pass 1 (and its continuation from any prefix of the answer), then a user turn."""
+def greedy_script(prompt: str, gen_kwargs: dict, words: int = 40, stop: str = "Question:") -> str:
+    """Pass 1 (and its continuation from any prefix of the answer), then a user turn.
+
+    Args:
+        prompt: the rendered prompt.
+        gen_kwargs: its settings.
+        words: words of the reasoning trace (perf/probe_from_samples.py makes it long).
+        stop: the text in the trace where gsm8k's ``until`` cuts it (another text: nothing is cut).
+    """
     if prompt.endswith(USER):
         shown = prompt.rsplit(ASSISTANT, 1)[1].split(END, 1)[0]
         return f"Why {shown[-10:]!r}?"
     if ASSISTANT not in prompt:  # a run without --apply_chat_template: the prompt is the question
-        return thinking_answer(prompt)
+        return thinking_answer(prompt, words, stop)
     head, prefix = prompt.rsplit(ASSISTANT, 1)
     question = head.rsplit(USER, 1)[1].split(END, 1)[0]
-    whole = thinking_answer(question)
+    whole = thinking_answer(question, words, stop)
     assert whole.startswith(prefix), (prefix[:40], whole[:40])
     return whole[len(prefix):]
 
