@@ -199,3 +199,22 @@ def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys
     out = capsys.readouterr().out
     (samples,) = saved.glob("samples_uta_gsm8k_*.jsonl")
     assert "Answers: 0 generated; read from" in out and str(samples) in out
+
+
+@pytest.mark.parametrize(("extra", "saved_at", "match"), [
+    (["--model_args", "pretrained=other-model"], "", "answered with scripted, but --model_args names other-model"),
+    (["--model_args", "pretrained=scripted", "--gen_kwargs", "temperature=0.7,do_sample=True"], "",
+     "sampled at temperature 0.0, the probe at 0.7"),
+    (["--model_args", "pretrained=scripted"], "missing", "does not exist"),
+])
+def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkeypatch, extra, saved_at, match):
+    from uta_tasks import cli
+
+    save(_plain_run(greedy, folders), folders["out"])
+    meta = json.dumps({**NO_JUDGE, "answers_from": str(folders["out"] / saved_at)})
+    monkeypatch.setattr("sys.argv", ["uta-eval", "run", "--model", "hf", "--tasks", "uta_gsm8k", "--metadata", meta,
+                                     *extra])
+    monkeypatch.setattr(cli.compat, "cli_main", lambda: pytest.fail("lm-eval ran: the model would load"))
+    with pytest.raises(SystemExit, match=match) as done:
+        cli.main()
+    assert str(done.value).startswith("uta-eval: ")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.probe.backend import is_greedy
 from uta_tasks.runs.folder import SAMPLES_NAME, RunNotFoundError, _from_model_args, model_name, single_run
 from uta_tasks.runs.jsonio import read_json, read_jsonl
 from uta_tasks.schema import output
@@ -221,22 +222,68 @@ def check_model(task: str, saved: SavedTask, results_config: Mapping[str, Any] |
         results_config: the saved results' ``config`` (None without a results file).
         meta: the task's metadata (lm-eval's command line adds ``--model_args`` to it).
     """
-    saved_args = (results_config or {}).get("model_args")
+    _check_model(task, saved.samples, saved.source.get("model"), results_config, meta)
+
+
+def _check_model(where: str, samples: Path, saved_model: str | None, config: Mapping[str, Any] | None,
+                 model_args: Mapping[str, Any]) -> None:
+    saved_args = (config or {}).get("model_args")
     if isinstance(saved_args, str):
         saved_args = dict(part.split("=", 1) for part in saved_args.split(",") if "=" in part)
     if isinstance(saved_args, dict) and saved_args.get("think_end_token"):
         raise SavedRunError(
-            f"{task}: the saved run {saved.samples} was made with --model_args think_end_token=..., so lm-eval cut "
+            f"{where}: the saved run {samples} was made with --model_args think_end_token=..., so lm-eval cut "
             "the reasoning out of every response before logging it; the paper's trace is the whole turn. Save the "
             "run again without think_end_token"
         )
-    current = _from_model_args({k: meta[k] for k in _MODEL_KEYS if meta.get(k)})
-    if current and saved.source.get("model") and str(current) != str(saved.source["model"]):
+    current = _from_model_args({k: model_args[k] for k in _MODEL_KEYS if model_args.get(k)})
+    if current and saved_model and str(current) != str(saved_model):
         raise SavedRunError(
-            f"{task}: the saved run {saved.samples} answered with {saved.source['model']}, but --model_args names "
+            f"{where}: the saved run {samples} answered with {saved_model}, but --model_args names "
             f"{current}; the user turn must come from the model that wrote the answer. Use --model_args "
-            f"pretrained={saved.source['model']} or a run of {current}"
+            f"pretrained={saved_model} or a run of {current}"
         )
+
+
+def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mapping[str, Any]) -> None:
+    """The refusals that need neither the model nor the tasks, for ``uta-eval`` to raise before
+    lm-eval loads the model: no run or no samples, another model, reasoning stripped by
+    ``think_end_token``, another temperature (the first sample of each samples file against
+    ``--gen_kwargs`` over the uta tasks' greedy default).
+
+    Args:
+        path: the ``answers_from`` setting.
+        model_args: ``--model_args``.
+        gen_kwargs: ``--gen_kwargs``.
+    """
+    where = f"answers_from={path}"
+    files = run_files(path)
+    samples = [f for f in files if SAMPLES_NAME.match(f.name)]
+    if not samples:
+        raise SavedRunError(f"{where}: the run {files[0].name} has no samples files; run it again with --log_samples "
+                            "(the probe needs every document's prompt and response)")
+    match = SAMPLES_NAME.match(samples[0].name)
+    assert match is not None
+    results = samples[0].with_name(f"{output.RESULTS_PREFIX}{match['date']}.json")
+    full = read_json(results) if results.exists() else {}
+    _check_model(where, samples[0], model_name(full, samples[0].parent) if full else None, full.get("config"),
+                 model_args)
+    mine = _temperature(gen_kwargs)
+    for file in samples:
+        for line_where, line in read_jsonl(file):
+            record = _uta_record(line)
+            kwargs = dict(record.generation.get("assistant") or {}) if record is not None else _arguments(line)[1]
+            if _temperature(kwargs) != mine:
+                raise SavedRunError(
+                    f"{line_where}: the saved run sampled at temperature {_temperature(kwargs)}, the probe at {mine}; "
+                    f"the paper uses one temperature for the answer and the user turn. Run the probe with "
+                    f"--gen_kwargs temperature={_temperature(kwargs)}, or save a run at {mine}"
+                )
+            break
+
+
+def _temperature(kwargs: Mapping[str, Any]) -> float:
+    return 0.0 if is_greedy(dict(kwargs)) else float(kwargs.get("temperature", 0.0) or 0.0)
 
 
 def results_config(saved: SavedTask) -> dict[str, Any]:
