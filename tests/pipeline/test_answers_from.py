@@ -185,8 +185,8 @@ def test_reasoning_stripped_before_logging_is_refused(greedy, folders):
 
 def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys):
     from uta_tasks.apps.plan import main as plan_main
+    from uta_tasks.apps.plan.counts import make_plan
     from uta_tasks.probe import hook
-    from uta_tasks.probe.plan import make_plan
 
     meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K)}
     saved = save(evaluate(greedy, ["uta_gsm8k"], metadata=meta, limit=LIMIT, gen_kwargs=GEN), folders["out"])
