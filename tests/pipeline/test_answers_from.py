@@ -73,12 +73,14 @@ def test_probe_from_plain_lm_eval_samples_equals_a_full_run(greedy, folders, jud
         assert a.answer_source["model"] == "scripted" and a.answer_source["config_digest"]
         assert b.answer_source is None
     assert from_saved["results"][TASK] == full["results"][TASK]
-    # accuracy: each document's score against the saved run's own; a difference is reported per document
+    # accuracy: each document's score against the saved run's own; a difference is reported per document.
+    # lm-eval scored the trace cut at "Question:" inside the reasoning (no answer in it); the probe scores the
+    # final answer (reasoning removed, cut at the task's stop strings), right for the first document only.
     plain = {s["doc_id"]: s for s in _read(saved) if s["filter"] == "flexible-extract"}
     differ = {s["doc_id"] for s in from_saved["samples"][TASK]
               if s["exact_match_flexible-extract"] != plain[s["doc_id"]]["exact_match"]}
     warned = {int(m.split("document ")[1].split(":")[0]) for m in caplog.messages if "in the saved run" in m}
-    assert warned == differ, (warned, differ)
+    assert warned == differ == {0}
 
 
 def _read(folder) -> list[dict]:
