@@ -78,6 +78,37 @@ def uses() -> str:
     return USES.replace("{plan_flags}", "\n".join(lines))
 
 
+def _flag(argv: list[str], name: str) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(f"{name}="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def check_saved_answers(argv: list[str]) -> None:
+    """``--metadata '{"answers_from": ...}'``: refuse, before lm-eval loads the model, a saved run
+    without samples, of another model, with stripped reasoning or at another temperature
+    (:func:`uta_tasks.runs.saved_answers.precheck`); the prompt checks follow before pass 1."""
+    import json
+
+    from uta_tasks.runs.saved_answers import SavedRunError, precheck
+
+    try:
+        metadata = json.loads(_flag(argv, "--metadata") or "{}")
+    except ValueError:
+        return  # lm-eval says what is wrong with it
+    path = metadata.get("answers_from") if isinstance(metadata, dict) else None
+    if not path:
+        return
+    try:
+        precheck(path, compat.parse_args_string(_flag(argv, "--model_args") or ""),
+                 compat.parse_args_string(_flag(argv, "--gen_kwargs") or ""))
+    except SavedRunError as exc:
+        raise SystemExit(f"uta-eval: {exc}") from None
+
+
 def main() -> None:
     """Entry point of ``uta-eval`` (``--plan``: print the run's plan instead, :mod:`uta_tasks.apps.plan`;
     ``--help``: what uta adds, then lm-eval's help)."""
@@ -90,6 +121,7 @@ def main() -> None:
         print(uses())
     install()
     expand_wrapped_tasks()
+    check_saved_answers(sys.argv[1:])
     compat.explain_chat_template_warning(compat.tasks_from_argv(sys.argv[1:]))
     compat.cli_main()
 

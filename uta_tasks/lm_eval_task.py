@@ -18,6 +18,8 @@ docs/settings.md.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks import lm_eval_compat as compat
@@ -28,16 +30,22 @@ from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.probe import hook, task_settings
 from uta_tasks.probe.task_settings import TaskSettings
+from uta_tasks.runs import saved_answers
+from uta_tasks.schema import output
 from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 from uta_tasks.wrap import is_wrapped
 from uta_tasks.wrap.benchmark import benchmark as wrap_benchmark
 from uta_tasks.wrap.benchmark import messages as wrap_messages
+from uta_tasks.wrap.names import source_of
 from uta_tasks.wrap.settings import KEYS as WRAP_KEYS
 from uta_tasks.wrap.settings import WrapSettings
 
 if TYPE_CHECKING:
     from uta_tasks.judge import JudgeSettings
+
+
+log = logging.getLogger(__name__)
 
 
 class UTATaskError(ValueError):
@@ -77,6 +85,17 @@ def _check_keys(task: str, meta: dict) -> None:
             raise UTATaskError(f"{task}: --metadata key {key!r} is not a uta setting; did you mean {close[0]!r}?")
 
 
+def _report_score_differences(task: str, records: list[ProbeRecord], values: dict) -> None:
+    """``answers_from``: warn, per document, where this run's score of an answer differs from the
+    score the saved run gave it (never averaged away)."""
+    for record in records:
+        source = record.answer_source or {}
+        for name, saved in (source.get("saved_scores") or {}).items():
+            if name in values and values[name] != saved:
+                log.warning("%s: document %s: %s is %r here but %r in the saved run %s", task, source.get("doc_id"),
+                            name, values[name], saved, source.get("samples"))
+
+
 class UTATask(compat.task_base_class()):  # type: ignore[misc]
     """One benchmark x perturbation of the user-turn probe.
 
@@ -103,11 +122,26 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         # Parsed once per task, here: lm-eval hands every task its --metadata at construction
         # (0.4.13 and 0.5), so the requests, the metrics and dump_config read this one value.
         self._settings = TaskSettings.from_metadata(name, meta)
+        self._saved = self._read_saved(name, meta)
         hook.install()
         super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)
         compat.after_init(self)
 
     # ---- settings ----------------------------------------------------------------
+    def _read_saved(self, name: str, meta: dict) -> saved_answers.SavedTask | None:
+        """``answers_from``: the saved run's answers of this task, read once, refused here when
+        the run has no samples of it, answered with another model or stripped the reasoning."""
+        if self._settings.answers_from is None:
+            return None
+        base = name.removesuffix(f"_{self.perturbation}") if self.perturbation != "none" else name
+        names = [name, base] + ([source_of(self.benchmark.name)] if is_wrapped(self.benchmark.name) else [])
+        try:
+            found = saved_answers.load(self._settings.answers_from, list(dict.fromkeys(names)), name)
+            saved_answers.check_model(name, found, saved_answers.results_config(found), meta)
+        except saved_answers.SavedRunError as exc:
+            raise UTATaskError(str(exc)) from None
+        return found
+
     def _metrics(self) -> list[table.MetricSpec]:
         judged = self._judge is not None and not self._predict_only
         return task_metrics(self.benchmark, self.perturbation, self._settings, judged)
@@ -189,6 +223,11 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         doc_id = kwargs.get("doc_id")
         if doc_id is None:  # lm-eval 0.4 passes (task, doc_id, repeats) as metadata
             doc_id = (kwargs.get("metadata") or (None, 0, None))[1]
+        if self._saved is not None:
+            try:
+                spec = replace(spec, saved=self._saved.answer(self.config.task, int(doc_id or 0), doc))
+            except saved_answers.SavedRunError as exc:
+                raise UTATaskError(str(exc)) from None
         instance = compat.make_instance(
             REQUEST_TYPE, doc, (spec.q, dict(self.config.generation_kwargs or {}), spec.to_dict()),
             task_name=self.config.task, doc_id=int(doc_id or 0), repeats=int(self.config.repeats or 1),
@@ -201,8 +240,9 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             return {"bypass": None}
         records = [ProbeRecord.from_json(r) for r in compat.doc_responses(results)]
         specs = self._metrics()
-        return table.lm_eval_doc_values(specs, doc_metrics(doc, records, specs, self.benchmark.score,
-                                                           self.benchmark.primary))
+        values = doc_metrics(doc, records, specs, self.benchmark.score, self.benchmark.primary)
+        _report_score_differences(self.config.task, records, values)
+        return table.lm_eval_doc_values(specs, values)
 
     def aggregation(self) -> dict:
         if self._predict_only:
@@ -227,6 +267,8 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         if not self._predict_only:
             dumped["metric_list"] = table.metric_list(self._metrics(), readable=True)
         dumped.pop("filter_list", None)
+        if self._saved is not None:  # answers_from: the saved run, named in the run's configuration
+            dumped["metadata"] = {**dumped["metadata"], output.META_ANSWERS_SOURCE: self._saved.source}
         if is_wrapped(self.benchmark.name):  # the run reader takes a wrapped task's accuracy metric from here
             dumped["metadata"] = {**(dumped.get("metadata") or {}), "uta_primary": self.benchmark.primary}
             # lm-eval's n-shot column reads the config's num_fewshot: the examples q really holds

@@ -28,7 +28,7 @@ LOGGED = {
     "u": "x", "u_ref": "y", "verdict": VERDICT, "verdict_ref": UNJUDGED_VERDICT, "verdict_reference": None,
     "judge_usage": {"calls": 2, "cache_hits": 0, "input_tokens": 10, "output_tokens": 5}, "answer_incomplete": False,
     "overlong": None, "budget": {}, "pass2_context": "trace", "truncate_scope": "response", "join": None,
-    "u_samples": ["x", "z"], "verdict_samples": [VERDICT, None], "record_version": 3,
+    "u_samples": ["x", "z"], "verdict_samples": [VERDICT, None], "answer_source": None, "record_version": 3,
 }
 
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks import lm_eval_compat as compat
-from uta_tasks.probe import budget, judging, reasoning, role_switch, scale_out, turns
+from uta_tasks.probe import budget, judging, reasoning, role_switch, saved, scale_out, turns
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec
@@ -55,6 +55,7 @@ class Request:
     assistant_kwargs: dict
     user_kwargs: dict
     sampling_defaults: dict
+    saved_cut: bool = False
 
 
 def _tokenizer(lm: Any) -> Any:
@@ -94,7 +95,13 @@ def resolve(lm: Any, instances: list) -> list[Request]:
         switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
         gen_kwargs = {**server_defaults, **instance.args[1]}
         assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
-        requests.append(Request(spec, switch, assistant, user, defaults))
+        request = Request(spec, switch, assistant, user, defaults)
+        if spec.saved is not None:  # answers_from: same prompt, temperature, a whole answer, or a refusal
+            try:
+                request = replace(request, saved_cut=saved.check(request, tokenizer))
+            except saved.SavedAnswerError as exc:
+                raise ProbeError(str(exc)) from None
+        requests.append(request)
     _check_user_samples(requests)
     problem = scale_out.backend_problem(lm)
     if problem:
@@ -141,15 +148,20 @@ class Pass1:
         answers: the answer of every request ("" when dropped).
         prompts: the pass-1 prompt of those that generated.
         fitted: their fitted budgets.
+        sources: ``answers_from``: the ``answer_source`` of each saved answer.
+        dropped: ``answers_from``: saved answers their length budget cut (``overlong: drop``).
     """
 
     answers: list[str]
     prompts: dict[int, str]
     fitted: dict[int, budget.Fitted]
+    sources: dict[int, dict] = field(default_factory=dict)
+    dropped: set[int] = field(default_factory=set)
 
 
 def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length: int | None) -> Pass1:
-    """Generate the assistant answers (held-out requests keep their given answer).
+    """Generate the assistant answers (held-out requests keep their given answer; ``answers_from``
+    takes the saved answer and generates only what a stop string cut from it).
 
     Args:
         backend: the batched backend.
@@ -158,7 +170,7 @@ def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length:
         max_length: the model's maximum length.
     """
     answers = [r.spec.given_answer or "" for r in requests]
-    todo = [i for i, r in enumerate(requests) if r.spec.given_answer is None]
+    todo = [i for i, r in enumerate(requests) if r.spec.given_answer is None and r.spec.saved is None]
     prompts = {i: requests[i].switch.assistant_prompt(requests[i].spec.messages) for i in todo}
     fitted = dict(zip(todo, _fit([(prompts[i], requests[i].assistant_kwargs) for i in todo],
                                  [requests[i] for i in todo], tokenizer, max_length, "pass 1")))
@@ -167,7 +179,12 @@ def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length:
         outputs = backend.generate([(prompts[i], fitted[i].gen_kwargs or {}) for i in send], name="assistant")
         for i, text in zip(send, outputs, strict=True):
             answers[i] = text
-    return Pass1(answers, prompts, fitted)
+    cut = {i for i, r in enumerate(requests) if r.saved_cut}
+    done = saved.complete(backend, requests, tokenizer, cut)
+    for i, text in done.answers.items():
+        answers[i] = text
+        prompts[i] = requests[i].spec.saved.prompt  # type: ignore[union-attr]  # equal to ours (resolve checked)
+    return Pass1(answers, prompts, fitted, done.sources, cut)
 
 
 def _fit(prompts: list[tuple[str, dict]], requests: list[Request], tokenizer: Any, max_length: int | None,
@@ -184,7 +201,8 @@ def _hit_limit(text: str, fitted: budget.Fitted | None, tokenizer: Any) -> bool:
 
 
 def build_record(
-    request: Request, answer: str, pass1_prompt: str | None, tokenizer: Any, fitted: budget.Fitted | None = None
+    request: Request, answer: str, pass1_prompt: str | None, tokenizer: Any, fitted: budget.Fitted | None = None,
+    answer_source: dict | None = None,
 ) -> ProbeRecord:
     """Perturb one answer and render its pass-2 prompts (:mod:`uta_tasks.probe.turns` decides
     what pass 2 shows, per ``pass2_context`` and ``truncate_scope``).
@@ -195,12 +213,13 @@ def build_record(
         pass1_prompt: its pass-1 prompt (None when held-out).
         tokenizer: the model's tokenizer (truncation counts its tokens).
         fitted: its fitted pass-1 budget (None when held-out).
+        answer_source: ``answers_from``: where the answer was read from (None when generated).
     """
     spec, switch = request.spec, request.switch
     split = reasoning.split(answer, pass1_prompt or "")
     shown = turns.build(spec, switch, answer, pass1_prompt, tokenizer)
     cut = shown.perturbed
-    overlong = "pass1" if fitted is not None and fitted.gen_kwargs is None else None
+    overlong = "pass1" if (fitted is not None and fitted.gen_kwargs is None) or request.saved_cut else None
     return ProbeRecord(
         task=spec.task,
         benchmark=spec.benchmark,
@@ -232,6 +251,7 @@ def build_record(
         pass2_context=spec.pass2_context,
         truncate_scope=spec.truncate_scope,
         join=shown.join.to_dict() if shown.join is not None else None,
+        answer_source=answer_source,
     )
 
 
@@ -303,7 +323,7 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
     max_length = compat.max_length(lm)
     first = pass1(backend, requests, tokenizer, max_length)
     records = [
-        build_record(r, first.answers[i], first.prompts.get(i), tokenizer, first.fitted.get(i))
+        build_record(r, first.answers[i], first.prompts.get(i), tokenizer, first.fitted.get(i), first.sources.get(i))
         for i, r in enumerate(requests)
     ]
     _warn_incomplete(records)

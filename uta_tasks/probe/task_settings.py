@@ -27,7 +27,7 @@ class TaskSettingError(ValueError):
     """A task setting has a bad value; the message names the task, the key and the fix."""
 
 
-Kind = Literal["choice", "int", "positive", "ks"]
+Kind = Literal["choice", "int", "positive", "ks", "path"]
 # ``metrics``: the headline rows only (accuracy, genuine_followup and its base/diff, share_changed,
 # unjudged; uta_tasks.metrics.table.HEADLINE), or every row of uta_tasks.metrics.table.
 METRICS_CHOICES = ("headline", "full")
@@ -39,8 +39,8 @@ class TaskSettingSpec:
 
     Attributes:
         key: the ``--metadata`` key (and the :class:`TaskSettings` field).
-        kind: ``choice`` (one of ``choices``), ``int``, ``positive`` (an int >= 1) or ``ks``
-            (the ``pass_at_k`` list).
+        kind: ``choice`` (one of ``choices``), ``int``, ``positive`` (an int >= 1), ``ks``
+            (the ``pass_at_k`` list) or ``path`` (a file or folder; unset by default).
         default: the value when the key is absent.
         doc: what it does, as Markdown (one line of the manual's table).
         choices: the allowed values of a ``choice``, computed when asked (the cue pools are
@@ -93,6 +93,11 @@ SPECS: tuple[TaskSettingSpec, ...] = (
                     "folder before generating (as lm-eval's `ifeval` does), unless `HF_HUB_OFFLINE=1`; `off` never "
                     "downloads. Data still missing follows `ifeval_unverifiable` / `ifbench_unverifiable`",
                     lambda: NLTK_DOWNLOADS),
+    TaskSettingSpec("answers_from", "path", None,
+                    "a saved run made with `--log_samples` (its `--output_path` folder, or one "
+                    "`samples_<task>_<date>.jsonl`): pass 1 takes each document's saved response instead of "
+                    "generating it; a response cut at a stop string is completed, not regenerated "
+                    "([Add the probe to a run you already have](saved-runs.md))"),
 )
 KEYS = tuple(spec.key for spec in SPECS)
 _DEFAULT = {spec.key: spec.default for spec in SPECS}
@@ -113,6 +118,7 @@ class TaskSettings:
     overlong: str = _DEFAULT["overlong"]
     metrics: str = _DEFAULT["metrics"]
     nltk_download: str = _DEFAULT["nltk_download"]
+    answers_from: str | None = _DEFAULT["answers_from"]
 
     @classmethod
     def from_metadata(cls, task: str, meta: Mapping[str, Any]) -> TaskSettings:
@@ -137,6 +143,8 @@ def _coerce(task: str, spec: TaskSettingSpec, raw: Any) -> Any:
         return str(raw)
     if spec.kind == "ks":
         return raw  # checked against user_samples by _parse_samples
+    if spec.kind == "path":
+        return str(raw).strip() or None if raw is not None else None
     try:
         if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
             raise ValueError

@@ -28,7 +28,27 @@ def task_provenance(task: TaskRun) -> dict[str, Any]:
     """
     out = read_settings(task)
     out["task_version"] = (task.config.get("metadata") or {}).get("version")
+    out["answers_from"] = answers_source(task)
     return out
+
+
+def answers_source(task: TaskRun) -> dict[str, Any] | None:
+    """Where a task's pass-1 answers were read from (``answers_from``): the saved run's path,
+    model, lm-eval version and config digest, from the records, else the task's dumped
+    configuration; None when pass 1 generated them. Not a comparability setting: answers read
+    from a saved run compare with generated ones exactly when the generation settings of
+    :mod:`uta_tasks.runs.comparability` agree (the probe refuses another temperature).
+
+    Args:
+        task: a task of a run.
+    """
+    keys = ("path", "task", "samples", "model", "lm_eval_version", "config_digest")
+    found = [{k: r.answer_source.get(k) for k in keys} for d in task.docs or [] for r in d.records if r.answer_source]
+    if found:
+        return found[0]
+    meta = task.config.get("metadata") or {}
+    source = meta.get(output.META_ANSWERS_SOURCE)
+    return source or ({"path": meta["answers_from"]} if meta.get("answers_from") else None)
 
 
 def verdicts_source(results: dict[str, Any]) -> dict[str, Any]:

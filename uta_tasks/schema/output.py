@@ -91,6 +91,9 @@ META_JUDGE = "judge"
 META_JUDGE_MODEL = "judge_model"
 META_JUDGE_PROMPT = "judge_prompt"
 META_JUDGE_TEMPERATURE = "judge_temperature"
+# ``answers_from``: the saved run a task's answers were read from (path, model, lm-eval version,
+# config digest), in the task's dumped config metadata.
+META_ANSWERS_SOURCE = "uta_answers_source"
 # The probe's modes (issue 17): run dimensions like temperature, never pooled together.
 RUN_MODES = ("pass2_context", "truncate_scope")
 # The perturbations of the assistant turn (uta_tasks.probe.perturb), in the order tables list them.

@@ -80,6 +80,30 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class SavedAnswer:
+    """A document's pass-1 answer read from a saved run (``answers_from``), with what the probe
+    checks it against before generating.
+
+    Attributes:
+        doc_id: the document's index in the saved run.
+        prompt: the prompt the saved run sent (lm-eval's ``arguments``, or the record's
+            ``pass1_prompt``).
+        text: the saved response (lm-eval's ``resps``, or the record's ``a``).
+        gen_kwargs: the saved run's generation settings of that request (its ``until`` says
+            whether the response may have been cut at a stop string).
+        scores: the saved run's own per-document scores (``metric_filter`` -> value).
+        source: where it came from: ``{path, model, lm_eval_version, config_digest, samples}``.
+    """
+
+    doc_id: int
+    prompt: str
+    text: str
+    gen_kwargs: dict[str, Any]
+    scores: dict[str, Any]
+    source: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class ProbeSpec:
     """One uta request, built by the task from a doc and its settings.
 
@@ -101,6 +125,7 @@ class ProbeSpec:
         truncate_scope: ``response`` (trunc counts and cuts every token of a, reasoning
             included) or ``final_answer`` (the final answer only).
         user_samples: user turns generated per (q, a') (k of pass@k; 1 = the paper).
+        saved: ``answers_from``: the saved answer pass 1 takes instead of generating one.
     """
 
     task: str
@@ -118,6 +143,7 @@ class ProbeSpec:
     pass2_context: str = "trace"
     truncate_scope: str = "response"
     user_samples: int = 1
+    saved: SavedAnswer | None = None
 
     @property
     def q(self) -> str:
@@ -159,6 +185,8 @@ class ProbeSpec:
                     "ProbeSpec.from_dict(data, judge=JudgeSettings.from_dict)"
                 )
             known["judge"] = judge(raw)
+        if isinstance(known.get("saved"), dict):
+            known["saved"] = SavedAnswer(**_known(SavedAnswer, known["saved"]))
         return cls(**known)
 
 
@@ -203,6 +231,10 @@ class ProbeRecord:
         join: trace mode: ``{marker, header}`` appended after a', read from the model's template.
         u_samples: ``user_samples > 1``: every user turn generated after a' (u is the first).
         verdict_samples: the verdict of each of ``u_samples`` (the first is ``verdict``).
+        answer_source: ``answers_from``: where a came from (``path``, ``model``,
+            ``lm_eval_version``, ``config_digest``, ``samples``, ``doc_id``) and ``tokens_added``,
+            the tokens the probe generated to complete a saved answer cut at a stop string
+            (0: used as saved); None when pass 1 generated a.
         record_version: schema version of this record.
     """
 
@@ -240,6 +272,7 @@ class ProbeRecord:
     join: dict[str, str] | None = None
     u_samples: list[str] = field(default_factory=list)
     verdict_samples: list[Verdict | None] = field(default_factory=list)
+    answer_source: dict[str, Any] | None = None
     record_version: int = field(default=RECORD_VERSION)
 
     @property

@@ -61,6 +61,19 @@ def _row(cells: Sequence[object], widths: Sequence[int]) -> str:
     return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
 
+def _saved_files(path: str) -> list[str]:
+    """The ``answers_from`` lines: the saved files pass 1 reads instead of generating."""
+    from uta_tasks.runs.saved_answers import SavedRunError, run_files
+
+    try:
+        files = run_files(path)
+    except SavedRunError as error:
+        return ["", f"Answers: read from {path}, which the run will refuse: {error}"]
+    lines = ["", f"Answers: 0 generated; read from {path} (an answer the saved run cut at a stop string is "
+                 "completed from its saved text, up to the answer budget):"]
+    return lines + [f"  {file}" for file in files]
+
+
 def render(plan: Plan, price: Price | None, assumed: Assumed) -> str:
     """The plan as text.
 
@@ -93,6 +106,8 @@ def render(plan: Plan, price: Price | None, assumed: Assumed) -> str:
         out.append(f"    {b.docs.n} documents: {b.docs.origin}")
     if plan.skipped:
         out.append(f"  not uta tasks, not planned: {', '.join(plan.skipped)}")
+    if plan.answers_from:
+        out.extend(_saved_files(plan.answers_from))
     out.append("")
     mode = ("greedy (T = 0): identical requests generated once, repeats merge" if plan.greedy
             else f"sampled (T > 0): repeats {plan.repeats}, user_samples {plan.user_samples}, nothing merged")

@@ -129,6 +129,8 @@ class Plan:
         judge_model: its model.
         judge_prompt: its prompt version.
         judge_max_tokens: its reply budget.
+        answers_from: the ``answers_from`` setting: pass 1 reads that saved run (0 answers
+            generated), or None.
     """
 
     benchmarks: tuple[BenchmarkPlan, ...]
@@ -142,6 +144,7 @@ class Plan:
     judge_model: str
     judge_prompt: str
     judge_max_tokens: int
+    answers_from: str | None = None
 
     @property
     def pass1(self) -> int:
@@ -298,6 +301,7 @@ def make_plan(task_names: Sequence[str], *, metadata: Mapping[str, Any] | None =
         pass1, pass2, items, answers, users = count(bench, [p for _, p in members], docs, held_out=held_out,
                                                     greedy=greedy, repeats=repeats,
                                                     user_samples=settings.user_samples)
+        pass1 = 0 if settings.answers_from else pass1
         plans.append(BenchmarkPlan(
             bench, tuple(n for n, _ in members), docs, pass1, pass2, items if judged else 0,
             answers if judged else 0, users if judged else 0,
@@ -307,5 +311,5 @@ def make_plan(task_names: Sequence[str], *, metadata: Mapping[str, Any] | None =
         benchmarks=tuple(plans), skipped=tuple(other), greedy=greedy, repeats=repeats,
         user_samples=settings.user_samples, max_gen_toks=int(kwargs.get("max_gen_toks", 0)),
         user_max_gen_toks=settings.user_max_gen_toks, judged=judged, judge_model=judge.model,
-        judge_prompt=judge.prompt, judge_max_tokens=judge.max_tokens,
+        judge_prompt=judge.prompt, judge_max_tokens=judge.max_tokens, answers_from=settings.answers_from,
     )

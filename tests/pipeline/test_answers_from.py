@@ -1,0 +1,222 @@
+"""``answers_from``: the probe on the answers of a run already made (issue 35).
+
+The real evaluator throughout. A plain lm-eval ``gsm8k`` run (its own YAML on the local
+fixture, ``--apply_chat_template``, zero-shot) is saved as lm-eval's CLI saves it; the
+probe then runs ``uta:gsm8k`` from those samples and must write what a full ``uta:gsm8k``
+run writes. The scripted model is a reasoning model whose ``<think>`` trace holds gsm8k's
+stop string ``Question:``, so lm-eval saved every answer cut inside its reasoning: the
+probe completes each from its saved prefix.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pipeline_run import NO_JUDGE, evaluate, records
+from saved_runs import GSM8K, GreedyLM, greedy_script, plain_gsm8k_folder, save, thinking_answer
+
+from uta_tasks.wrap.check import plan
+from uta_tasks.wrap.yamls import write
+
+TASK = "uta_wrap_gsm8k"
+LIMIT = 3
+GEN = {"max_gen_toks": 200}
+
+
+@pytest.fixture()
+def greedy(tokenizer):
+    return GreedyLM(tokenizer, greedy_script)
+
+
+@pytest.fixture()
+def folders(tmp_path):
+    write(tmp_path / "wrap", plan(["gsm8k"]), {})
+    return {"plain": plain_gsm8k_folder(tmp_path / "plain"), "wrap": tmp_path / "wrap", "out": tmp_path / "out"}
+
+
+def _plain_run(lm, folders, **kwargs) -> dict:
+    kwargs.setdefault("apply_chat_template", True)
+    kwargs.setdefault("num_fewshot", 0)
+    kwargs.setdefault("gen_kwargs", GEN)
+    kwargs.setdefault("limit", LIMIT)
+    return evaluate(lm, ["gsm8k"], include=(folders["plain"],), **kwargs)
+
+
+def _probe(lm, folders, tasks=(TASK,), **meta) -> dict:
+    metadata = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), **meta}
+    if "judge_base_url" in meta:
+        metadata.pop("judge")
+    return evaluate(lm, list(tasks), metadata=metadata, include=(folders["wrap"],), limit=LIMIT, gen_kwargs=GEN)
+
+
+def test_probe_from_plain_lm_eval_samples_equals_a_full_run(greedy, folders, judge_server, caplog):
+    judge = {"judge_base_url": judge_server.base_url, "judge_model": "fault-judge", "judge_cache": "none"}
+    saved = save(_plain_run(greedy, folders), folders["out"])
+    cut = [s["resps"][0][0] for s in _read(saved) if s["filter"] == "flexible-extract"]
+    assert cut and all(text.endswith("\n\n") and "</think>" not in text for text in cut)  # lm-eval cut inside the trace
+
+    full = _probe(greedy, folders, **judge)
+    greedy.calls.clear()
+    caplog.clear()
+    from_saved = _probe(greedy, folders, answers_from=str(folders["out"]), **judge)
+
+    prompts = [prompt for batch in greedy.calls for prompt, _ in batch]
+    assert len(prompts) == 2 * LIMIT  # one continuation and one user turn per document, no answer generated
+    assert sum(p.endswith("<|im_start|>assistant\n") for p in prompts) == 0
+    mine, theirs = records(from_saved, TASK), records(full, TASK)
+    for a, b, text in zip(mine, theirs, cut, strict=True):
+        assert a.a == b.a == thinking_answer(a.q) and a.a.startswith(text)
+        assert (a.pass1_prompt, a.answer, a.u, a.pass2_prompt) == (b.pass1_prompt, b.answer, b.u, b.pass2_prompt)
+        assert a.verdict is not None and a.verdict.to_dict() == b.verdict.to_dict()
+        assert a.answer_source["tokens_added"] > 0 and a.answer_source["samples"].startswith("samples_gsm8k_")
+        assert a.answer_source["model"] == "scripted" and a.answer_source["config_digest"]
+        assert b.answer_source is None
+    assert from_saved["results"][TASK] == full["results"][TASK]
+    # accuracy: each document's score against the saved run's own; a difference is reported per document.
+    # lm-eval scored the trace cut at "Question:" inside the reasoning (no answer in it); the probe scores the
+    # final answer (reasoning removed, cut at the task's stop strings), right for the first document only.
+    plain = {s["doc_id"]: s for s in _read(saved) if s["filter"] == "flexible-extract"}
+    differ = {s["doc_id"] for s in from_saved["samples"][TASK]
+              if s["exact_match_flexible-extract"] != plain[s["doc_id"]]["exact_match"]}
+    warned = {int(m.split("document ")[1].split(":")[0]) for m in caplog.messages if "in the saved run" in m}
+    assert warned == differ == {0}
+
+
+def _read(folder) -> list[dict]:
+    import json
+
+    (path,) = folder.glob("samples_gsm8k_*.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_probe_from_an_earlier_uta_run_generates_no_answer(greedy, folders):
+    """Re-probing a uta run (other pass-2 settings): the records' whole turns are pass 1 as they are."""
+    tasks = (TASK, f"{TASK}_trunc")
+    first = _probe(greedy, folders, tasks=tasks)
+    save(first, folders["out"])
+    greedy.calls.clear()
+    again = _probe(greedy, folders, tasks=tasks, answers_from=str(folders["out"]), user_max_gen_toks=8)
+    prompts = [prompt for batch in greedy.calls for prompt, _ in batch]
+    assert prompts and not any(p.endswith("<|im_start|>assistant\n") for p in prompts)  # user turns only
+    assert all(kwargs["max_gen_toks"] == 8 for batch in greedy.calls for _, kwargs in batch)
+    for task in tasks:
+        for a, b in zip(records(again, task), records(first, task), strict=True):
+            assert (a.a, a.a_prime, a.pass1_prompt) == (b.a, b.a_prime, b.pass1_prompt)
+            assert a.answer_source["tokens_added"] == 0 and a.answer_source["task"] == task
+    config = again["configs"][TASK]["metadata"]
+    assert config["answers_from"] == str(folders["out"])
+    assert config["uta_answers_source"]["config_digest"] == records(again, TASK)[0].answer_source["config_digest"]
+    _provenance_names_the_saved_run(again, folders)
+
+
+def _provenance_names_the_saved_run(results: dict, folders) -> None:
+    from uta_tasks.runs import load_run
+    from uta_tasks.runs.provenance import run_provenance
+
+    folder = save(results, folders["out"].parent / "reprobed")
+    tasks = run_provenance(load_run(folder))["tasks"]
+    source = tasks[TASK]["answers_from"]
+    assert source["path"] == str(folders["out"]) and source["model"] == "scripted"
+    assert source["lm_eval_version"] and source["samples"].startswith(f"samples_{TASK}_")
+
+
+# ---- refusals: each names the task, the document or file, and the fix ----------------
+
+
+def _refused(lm, folders, match: str, **kwargs) -> str:
+    with pytest.raises(Exception, match=match) as err:
+        _probe(lm, folders, answers_from=str(folders["out"]), **kwargs)
+    assert TASK in str(err.value)
+    return str(err.value)
+
+
+def test_a_run_without_samples_is_refused(greedy, folders):
+    results = _plain_run(greedy, folders)
+    results["samples"] = {}
+    save(results, folders["out"])
+    _refused(greedy, folders, "--log_samples")
+
+
+def test_a_document_the_run_lacks_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders, limit=2), folders["out"])
+    _refused(greedy, folders, "document 2 is not in the saved run")
+
+
+def test_another_model_is_refused_before_any_request(greedy, folders):
+    save(_plain_run(greedy, folders), folders["out"])
+    greedy.calls.clear()
+    message = _refused(greedy, folders, "answered with scripted, but --model_args names other-model",
+                       pretrained="other-model")
+    assert "pretrained=scripted" in message and greedy.calls == []
+
+
+def test_another_temperature_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders), folders["out"])
+    greedy.calls.clear()
+    with pytest.raises(Exception, match=r"document 0: the saved run sampled at temperature 0.0, the probe at 0.7"):
+        evaluate(greedy, [TASK], metadata={**NO_JUDGE, "gsm8k_data_files": str(GSM8K),
+                                           "answers_from": str(folders["out"])},
+                 include=(folders["wrap"],), limit=LIMIT, gen_kwargs={**GEN, "temperature": 0.7, "do_sample": True})
+    assert greedy.calls == []
+
+
+def test_an_answer_cut_by_its_length_budget_is_refused_or_dropped(greedy, folders):
+    save(_plain_run(greedy, folders, gen_kwargs={"max_gen_toks": 4}), folders["out"])
+    _refused(greedy, folders, r"document 0: the saved answer ran into its length budget \(max_gen_toks=4\)")
+    dropped = _probe(greedy, folders, answers_from=str(folders["out"]), overlong="drop")
+    assert [r.overlong for r in records(dropped, TASK)] == ["pass1"] * LIMIT
+
+
+def test_a_prompt_without_the_chat_template_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders, apply_chat_template=False), folders["out"])
+    message = _refused(greedy, folders, "document 0: the saved prompt")
+    assert "--apply_chat_template" in message and "'Question: " in message
+
+
+def test_a_prompt_with_other_few_shot_examples_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders, num_fewshot=1), folders["out"])
+    message = _refused(greedy, folders, "document 0: the saved prompt")
+    assert "uta_num_fewshot" in message
+
+
+def test_reasoning_stripped_before_logging_is_refused(greedy, folders):
+    save(_plain_run(greedy, folders), folders["out"], model_args="pretrained=scripted,think_end_token=</think>")
+    _refused(greedy, folders, "think_end_token")
+
+
+def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys):
+    from uta_tasks.apps.plan import main as plan_main
+    from uta_tasks.apps.plan.counts import make_plan
+    from uta_tasks.probe import hook
+
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K)}
+    saved = save(evaluate(greedy, ["uta_gsm8k"], metadata=meta, limit=LIMIT, gen_kwargs=GEN), folders["out"])
+    meta["answers_from"] = str(folders["out"])
+    plan = make_plan(["uta_gsm8k"], metadata=meta, gen_kwargs=GEN, limit=LIMIT)
+    evaluate(greedy, ["uta_gsm8k"], metadata=meta, limit=LIMIT, gen_kwargs=GEN)
+    assert plan.pass1 == 0 and "assistant" not in hook.LAST_RUN  # pass 1 sent nothing to the model
+    assert plan.pass2 == hook.LAST_RUN["user"].generated == LIMIT
+    assert plan_main(["--tasks", "uta_gsm8k", "--limit", str(LIMIT), "--metadata", json.dumps(meta), "--plan"]) == 0
+    out = capsys.readouterr().out
+    (samples,) = saved.glob("samples_uta_gsm8k_*.jsonl")
+    assert "Answers: 0 generated; read from" in out and str(samples) in out
+
+
+@pytest.mark.parametrize(("extra", "saved_at", "match"), [
+    (["--model_args", "pretrained=other-model"], "", "answered with scripted, but --model_args names other-model"),
+    (["--model_args", "pretrained=scripted", "--gen_kwargs", "temperature=0.7,do_sample=True"], "",
+     "sampled at temperature 0.0, the probe at 0.7"),
+    (["--model_args", "pretrained=scripted"], "missing", "does not exist"),
+])
+def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkeypatch, extra, saved_at, match):
+    from uta_tasks import cli
+
+    save(_plain_run(greedy, folders), folders["out"])
+    meta = json.dumps({**NO_JUDGE, "answers_from": str(folders["out"] / saved_at)})
+    monkeypatch.setattr("sys.argv", ["uta-eval", "run", "--model", "hf", "--tasks", "uta_gsm8k", "--metadata", meta,
+                                     *extra])
+    monkeypatch.setattr(cli.compat, "cli_main", lambda: pytest.fail("lm-eval ran: the model would load"))
+    with pytest.raises(SystemExit, match=match) as done:
+        cli.main()
+    assert str(done.value).startswith("uta-eval: ")
