@@ -157,5 +157,13 @@ def missing_values(specs: list[MetricSpec], measured: list[Measured], present: s
         measured: each doc's values.
         present: the metrics the results file holds.
     """
-    return {s.name: float(s.aggregation([m.values[s.name] for m in measured]))
-            for s in specs if s.name not in present and measured}
+    out: dict[str, float] = {}
+    for spec in specs:
+        if spec.name in present or not measured:
+            continue
+        try:  # a benchmark's own aggregation over what the samples hold (none: lm-eval's ifeval divides by 0)
+            out[spec.name] = float(spec.aggregation([m.values[spec.name] for m in measured]))
+        except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+            log.warning("%s cannot be aggregated from the samples (%s: %s); it is left out", spec.name,
+                        type(exc).__name__, exc)
+    return out
