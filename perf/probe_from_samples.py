@@ -13,7 +13,7 @@ so that both sides see the same machine load, the same documents go through
 Printed per side: tokens the model generated (counted with its tokenizer over every output of
 ``generate_until``) and wall time (median over rounds), and each as a ratio from samples / full.
 
-``scripted`` is the reasoning model of the tests (``tests/pipeline/saved_runs.py``): a
+``scripted`` is the reasoning model of the tests (``tests/pipeline/saved_lm_eval_runs.py``): a
 ``<think>`` trace of ``--words`` words, then the final answer; the saved run kept each whole
 turn, or, with ``--cut``, the trace holds gsm8k's stop string ``Question:`` near its start,
 so lm-eval saved only the first line of each answer and the probe completes the rest. It computes nothing per token, so its wall
@@ -40,7 +40,7 @@ NO_JUDGE = {"judge": "none", "user_max_gen_toks": 64}
 
 def _model(backend: str, words: int, cut: bool) -> Any:
     if backend == "scripted":
-        from saved_runs import GreedyLM, greedy_script
+        from saved_lm_eval_runs import GreedyLM, greedy_script
         from scripted_lm import load_tokenizer
 
         stop = "Question:" if cut else "Asked:"
@@ -96,7 +96,7 @@ def main() -> None:
     budget = args.max_gen_toks or (4096 if args.backend == "scripted" else 256)
     gen = {"max_gen_toks": budget}
 
-    from saved_runs import GSM8K, plain_gsm8k_folder, save
+    from saved_lm_eval_runs import GSM8K, plain_gsm8k_folder, save
 
     from uta_tasks.wrap.check import plan
     from uta_tasks.wrap.yamls import write

@@ -12,7 +12,7 @@ from runs import NO_JUDGE, evaluate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pipeline"))
 
-from saved_runs import GSM8K, plain_gsm8k_folder, save  # noqa: E402
+from saved_lm_eval_runs import GSM8K, plain_gsm8k_folder, save  # noqa: E402
 
 from uta_tasks.schema.probe import ProbeRecord  # noqa: E402
 from uta_tasks.wrap.check import plan  # noqa: E402

@@ -14,7 +14,7 @@ import json
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
-from saved_runs import GSM8K, GreedyLM, greedy_script, plain_gsm8k_folder, save, thinking_answer
+from saved_lm_eval_runs import GSM8K, GreedyLM, greedy_script, plain_gsm8k_folder, save, thinking_answer
 
 from uta_tasks.wrap.check import plan
 from uta_tasks.wrap.yamls import write
