@@ -166,7 +166,7 @@ def _task(name: str, results: dict[str, Any], files: RunFiles) -> TaskRun:
     )
     path = files.samples.get(name)
     if task.is_uta and path is not None:
-        task.docs = read_samples(path)
+        task.docs = read_samples(path, whole_lines=False)
         specs, measured = measure_docs(name, meta, task.docs, task.primary)
         task.observations = from_measured(name, task.docs, measured)
         extra = missing_values(specs, measured, set(values))

@@ -19,7 +19,9 @@ class DocSample:
         doc_id: lm-eval's ``doc_id``.
         records: the probe records, one per repeat, in repeat order.
         metrics: the per-doc metric values lm-eval logged beside the sample.
-        line: the whole logged line (``doc``, ``arguments``, ...), for a writer that writes it again.
+        line: the whole logged line (``doc``, ``arguments``, ...), for a writer that writes it again;
+            read by :func:`read_samples` with ``whole_lines=False``, without the texts that
+            :attr:`records` decodes (:data:`RECORD_TEXTS`).
     """
 
     doc_id: int
@@ -54,11 +56,19 @@ def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeR
     return out
 
 
-def read_samples(path: Path) -> list[DocSample]:
+# The keys of a logged line that hold the probe records' JSON (decoded into ``records``) and
+# the prompts lm-eval sent: the bulk of a line, needed only to write the line again.
+RECORD_TEXTS = (output.SAMPLE_RESPS, "resps", "arguments")
+
+
+def read_samples(path: Path, whole_lines: bool = True) -> list[DocSample]:
     """Read a ``samples_<task>_<date>.jsonl`` file of a uta task, in doc order.
 
     Args:
         path: the samples file.
+        whole_lines: keep each whole line in :attr:`DocSample.line` (a writer writes it
+            again); False leaves out :data:`RECORD_TEXTS`, a third of the memory a run's
+            samples take, for readers that measure and show them.
     """
     docs: list[DocSample] = []
     for where, sample in read_jsonl(path):
@@ -68,6 +78,9 @@ def read_samples(path: Path) -> list[DocSample]:
         if not isinstance(names, list):
             raise ValueError(f"{where}: 'metrics' is {type(names).__name__}, not the list of names lm-eval writes")
         metrics = {k: sample[k] for k in names if isinstance(k, str) and k in sample}
-        docs.append(DocSample(sample[output.SAMPLE_DOC_ID], decode_records(sample, where), metrics, sample))
+        records = decode_records(sample, where)
+        if not whole_lines:
+            sample = {k: v for k, v in sample.items() if k not in RECORD_TEXTS}
+        docs.append(DocSample(sample[output.SAMPLE_DOC_ID], records, metrics, sample))
     docs.sort(key=lambda d: d.doc_id)
     return docs

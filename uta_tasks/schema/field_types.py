@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Literal
 
 _JSON_TYPES: dict[Any, tuple[type, ...]] = {str: (str,), bool: (bool,), int: (int,), float: (int, float),
@@ -22,27 +23,33 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _accepts(hint: Any, value: Any) -> bool:
-    """Whether ``value`` (decoded JSON) fits ``hint`` (with the items of a list and the values of a dict)."""
+@functools.cache
+def _checker(hint: Any) -> Callable[[Any], bool]:
+    """Whether a value (decoded JSON) fits ``hint``, with the items of a list and the values of a
+    dict: the test worked out once per hint (a samples file decodes the same few hints for
+    every record, so ``typing`` stays out of the per-record loop)."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        return any(_accepts(arm, value) for arm in typing.get_args(hint))
+        arms = tuple(_checker(arm) for arm in typing.get_args(hint))
+        return lambda value: any(arm(value) for arm in arms)
     if hint is type(None):
-        return value is None
+        return lambda value: value is None
     if origin is Literal:  # a status: the class's own check names the allowed values
-        return True
+        return lambda value: True
     if origin is list:
-        (item,) = typing.get_args(hint) or (Any,)
-        return isinstance(value, list) and all(_accepts(item, v) for v in value)
+        (item_hint,) = typing.get_args(hint) or (Any,)
+        item = _checker(item_hint)
+        return lambda value: isinstance(value, list) and all(item(v) for v in value)
     if origin is dict:
-        _, item = typing.get_args(hint) or (str, Any)
-        return isinstance(value, dict) and all(_accepts(item, v) for v in value.values())
+        _, value_hint = typing.get_args(hint) or (str, Any)
+        entry = _checker(value_hint)
+        return lambda value: isinstance(value, dict) and all(entry(v) for v in value.values())
     kinds = _JSON_TYPES.get(hint)
     if kinds is None:  # a class of ours (a verdict): decoded by its own from_dict
-        return True
-    if hint is int and isinstance(value, bool):
-        return False
-    return isinstance(value, kinds)
+        return lambda value: True
+    if hint is int:
+        return lambda value: isinstance(value, int) and not isinstance(value, bool)
+    return lambda value: isinstance(value, kinds)
 
 
 def check_field_types(cls: type, data: dict[str, Any], what: str) -> None:
@@ -57,7 +64,7 @@ def check_field_types(cls: type, data: dict[str, Any], what: str) -> None:
     hints = _hints(cls)
     for name, value in data.items():
         hint = hints.get(name)
-        if hint is not None and not _accepts(hint, value):
+        if hint is not None and not _checker(hint)(value):
             raise ValueError(f"{what}: field {name!r} is {type(value).__name__} {_excerpt(value)}, not {hint}")
 
 

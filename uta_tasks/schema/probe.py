@@ -190,7 +190,7 @@ class ProbeSpec:
         return cls(**known)
 
 
-@dataclass
+@dataclass(slots=True)
 class ProbeRecord:
     """Everything the probe produced for one request (one repeat of one doc).
 

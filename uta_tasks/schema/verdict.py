@@ -27,7 +27,7 @@ _EMPTY: dict[str, Any] = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Verdict:
     """The judge's decision on one item, or why there is none.
 
