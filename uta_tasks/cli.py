@@ -89,7 +89,8 @@ def _flag(argv: list[str], name: str) -> str | None:
 
 def check_saved_answers(argv: list[str]) -> None:
     """``--metadata '{"answers_from": ...}'``: refuse, before lm-eval loads the model, a saved run
-    without samples, of another model, with stripped reasoning or at another temperature
+    without samples, of another model, at another temperature, or with stripped reasoning where
+    ``pass2_context`` asks for the paper's trace
     (:func:`uta_tasks.runs.saved_answers.precheck`); the prompt checks follow before pass 1."""
     import json
 
@@ -104,7 +105,7 @@ def check_saved_answers(argv: list[str]) -> None:
         return
     try:
         precheck(path, compat.parse_args_string(_flag(argv, "--model_args") or ""),
-                 compat.parse_args_string(_flag(argv, "--gen_kwargs") or ""))
+                 compat.parse_args_string(_flag(argv, "--gen_kwargs") or ""), metadata.get("pass2_context"))
     except SavedRunError as exc:
         raise SystemExit(f"uta-eval: {exc}") from None
 

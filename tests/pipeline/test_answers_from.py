@@ -11,6 +11,7 @@ probe completes each from its saved prefix.
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
@@ -180,9 +181,52 @@ def test_a_prompt_with_other_few_shot_examples_is_refused(greedy, folders):
     assert "uta_num_fewshot" in message
 
 
-def test_reasoning_stripped_before_logging_is_refused(greedy, folders):
-    save(_plain_run(greedy, folders), folders["out"], model_args="pretrained=scripted,think_end_token=</think>")
-    _refused(greedy, folders, "think_end_token")
+STRIPPED = "pretrained=scripted,think_end_token=</think>"
+
+
+def _stripped_run(tokenizer, folders) -> list[str]:
+    """A plain gsm8k run of the scripted reasoning model made with ``think_end_token``: lm-eval
+    logs each ``<think>`` turn with its reasoning cut out. Returns the logged responses. (The
+    trace holds no stop string: lm-eval 0.4.13 strips the reasoning before it applies ``until``,
+    0.5 after.)"""
+    stripping = GreedyLM(tokenizer, partial(greedy_script, stop="Consider:"))
+    stripping.think_end_token = "</think>"
+    saved = save(_plain_run(stripping, folders), folders["out"], model_args=STRIPPED)
+    return [s["resps"][0][0] for s in _read(saved) if s["filter"] == "flexible-extract"]
+
+
+def test_reasoning_stripped_before_logging_runs_as_the_rendered_history_ablation(tokenizer, greedy, folders, caplog):
+    from uta_tasks.paper.cells import load_reference
+    from uta_tasks.paper.reference import settings_differ
+    from uta_tasks.runs import load_run
+
+    logged = _stripped_run(tokenizer, folders)
+    assert logged == ["The answer is 12."] * LIMIT  # the whole turn had a <think> trace; none of it was logged
+    greedy.calls.clear()
+    result = _probe(greedy, folders, answers_from=str(folders["out"]))
+
+    prompts = [prompt for batch in greedy.calls for prompt, _ in batch]
+    assert len(prompts) == LIMIT and all(p.endswith("<|im_start|>user\n") for p in prompts)  # user turns only
+    for record in records(result, TASK):
+        assert record.a == "The answer is 12." and record.pass2_context == "template" and record.join is None
+        assert record.answer_source["reasoning_stripped"] is True and record.answer_source["tokens_added"] == 0
+        assert "<think>" not in record.pass2_prompt and record.pass2_prompt.endswith("The answer is 12.<|im_end|>\n"
+                                                                                      "<|im_start|>user\n")
+    meta = result["configs"][TASK]["metadata"]
+    assert meta["pass2_context"] == "template" and meta["uta_answers_source"]["reasoning_stripped"] is True
+    assert any("think_end_token" in m and "rendered-history ablation (pass2_context=template)" in m
+               for m in caplog.messages)
+    # the paper check: not comparable with any published follow-up cell, the setting named
+    run = load_run(save(result, folders["out"].parent / "ablation"))
+    assert "pass2_context template, the paper's trace" in settings_differ(run.tasks[TASK], load_reference())
+
+
+def test_the_papers_trace_asked_of_stripped_reasoning_is_refused(tokenizer, greedy, folders):
+    _stripped_run(tokenizer, folders)
+    greedy.calls.clear()
+    message = _refused(greedy, folders, "think_end_token=</think>", pass2_context="trace")
+    assert "pass2_context=trace" in message and "Leave pass2_context out of --metadata" in message
+    assert greedy.calls == []
 
 
 def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys):
@@ -208,12 +252,15 @@ def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys
     (["--model_args", "pretrained=scripted", "--gen_kwargs", "temperature=0.7,do_sample=True"], "",
      "sampled at temperature 0.0, the probe at 0.7"),
     (["--model_args", "pretrained=scripted"], "missing", "does not exist"),
+    (["--model_args", "pretrained=scripted"], "trace", "pass2_context=trace .*Leave pass2_context out"),
 ])
 def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkeypatch, extra, saved_at, match):
     from uta_tasks import cli
 
-    save(_plain_run(greedy, folders), folders["out"])
-    meta = json.dumps({**NO_JUDGE, "answers_from": str(folders["out"] / saved_at)})
+    model_args = STRIPPED if saved_at == "trace" else "pretrained=scripted"
+    save(_plain_run(greedy, folders), folders["out"], model_args=model_args)
+    meta = {**NO_JUDGE, "answers_from": str(folders["out"] / saved_at.replace("trace", ""))}
+    meta = json.dumps({**meta, "pass2_context": "trace"} if saved_at == "trace" else meta)
     monkeypatch.setattr("sys.argv", ["uta-eval", "run", "--model", "hf", "--tasks", "uta_gsm8k", "--metadata", meta,
                                      *extra])
     monkeypatch.setattr(cli.compat, "cli_main", lambda: pytest.fail("lm-eval ran: the model would load"))
