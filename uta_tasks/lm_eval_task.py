@@ -128,6 +128,11 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         compat.after_init(self)
 
     # ---- settings ----------------------------------------------------------------
+    @property
+    def saved_run(self) -> saved_answers.SavedTask | None:
+        """``answers_from``: the saved run's answers of this task (None without the setting)."""
+        return self._saved
+
     def _read_saved(self, name: str, meta: dict) -> saved_answers.SavedTask | None:
         """``answers_from``: the saved run's answers of this task, read once, refused here when
         the run has no samples of it or answered with another model; a run whose reasoning

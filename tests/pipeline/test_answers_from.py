@@ -11,12 +11,15 @@ probe completes each from its saved prefix.
 from __future__ import annotations
 
 import json
+import logging
 from functools import partial
+from pathlib import Path
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
 from saved_lm_eval_runs import GSM8K, GreedyLM, greedy_script, plain_gsm8k_folder, save, thinking_answer
 
+from uta_tasks.lm_eval_compat.logs import EVALUATOR_LOGGER
 from uta_tasks.wrap.check import plan
 from uta_tasks.wrap.yamls import write
 
@@ -267,3 +270,71 @@ def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkey
     with pytest.raises(SystemExit, match=match) as done:
         cli.main()
     assert str(done.value).startswith("uta-eval: ")
+
+
+TOKENIZER = Path(__file__).resolve().parents[1] / "fixtures" / "tokenizers" / "smollm2"
+
+
+class ModelCreated(Exception):
+    """lm-eval reached its model creation."""
+
+
+def _uta_eval_until_the_model(folders, monkeypatch) -> list[str]:
+    """Run ``uta-eval run --model hf`` (lm-eval's own command line) on the saved run, with lm-eval's
+    model creation replaced by one that records the model's name and raises ModelCreated."""
+    import lm_eval
+    import lm_eval.api.registry
+
+    from uta_tasks import cli
+
+    created: list[str] = []
+
+    def get_model(name: str):
+        created.append(name)
+        raise ModelCreated(name)
+
+    # restored after the test: the check wraps simple_evaluate (which lm_eval loads lazily, on first use),
+    # uta-eval adds a note to the evaluator's log
+    loaded = "simple_evaluate" in vars(lm_eval)
+    monkeypatch.setitem(vars(lm_eval), "simple_evaluate", lm_eval.simple_evaluate)
+    if not loaded:  # as lm-eval's command line finds it; deleted again after the test
+        monkeypatch.delitem(vars(lm_eval), "simple_evaluate")
+    evaluator_log = logging.getLogger(EVALUATOR_LOGGER)
+    monkeypatch.setattr(evaluator_log, "filters", list(evaluator_log.filters))
+    monkeypatch.setattr(lm_eval.api.registry, "get_model", get_model)
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folders["out"])}
+    monkeypatch.setattr("sys.argv", [
+        "uta-eval", "run", "--model", "hf", "--model_args", f"pretrained=scripted,tokenizer={TOKENIZER}",
+        "--tasks", TASK, "--include_path", str(folders["wrap"]), "--limit", str(LIMIT),
+        "--gen_kwargs", "max_gen_toks=200", "--metadata", json.dumps(meta)])
+    cli.main()
+    return created
+
+
+@pytest.mark.parametrize(("saved_run", "match", "fix"), [
+    ({"limit": 2}, "document 2 is not in the saved run", "run the probe with the saved run's --limit"),
+    ({"task": "arc_easy"}, r"logged samples of \['arc_easy'\], not of", "point answers_from at a run of that task"),
+    ({"apply_chat_template": False}, "document 0: the saved prompt", "run it with --apply_chat_template"),
+    ({"gen_kwargs": {"max_gen_toks": 4}}, r"document 0: the saved answer ran into its length budget \(max_gen_toks=4\)",
+     "larger --gen_kwargs max_gen_toks"),
+])
+def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, folders, monkeypatch, saved_run, match,
+                                                                    fix):
+    """lm-eval's own command line runs up to simple_evaluate, which would create the model first:
+    the check at its top builds the tasks and renders the prompts with the tokenizer alone."""
+    saved_run = dict(saved_run)
+    task = saved_run.pop("task", None)
+    folder = save(_plain_run(greedy, folders, **saved_run), folders["out"])
+    if task:  # a run of another task only
+        (samples,) = folder.glob("samples_gsm8k_*.jsonl")
+        samples.rename(samples.with_name(samples.name.replace("gsm8k", task)))
+    with pytest.raises(SystemExit, match=match) as done:
+        _uta_eval_until_the_model(folders, monkeypatch)
+    message = str(done.value)
+    assert message.startswith(f"uta-eval: {TASK}: ") and fix in message
+
+
+def test_uta_eval_lets_a_matching_saved_run_through_to_the_model(greedy, folders, monkeypatch):
+    save(_plain_run(greedy, folders), folders["out"])
+    with pytest.raises(ModelCreated):
+        _uta_eval_until_the_model(folders, monkeypatch)
