@@ -89,8 +89,10 @@ def _flag(argv: list[str], name: str) -> str | None:
 
 def check_saved_answers(argv: list[str]) -> None:
     """``--metadata '{"answers_from": ...}'``: refuse, before lm-eval loads the model, a saved run
-    without samples, of another model, with stripped reasoning or at another temperature
-    (:func:`uta_tasks.runs.saved_answers.precheck`); the prompt checks follow before pass 1."""
+    without samples, of another model, at another temperature, or with stripped reasoning where
+    ``pass2_context`` asks for the paper's trace (:func:`uta_tasks.runs.saved_answers.precheck`,
+    from the command line); then, once lm-eval has parsed it, a document the run lacks, another
+    prompt or an answer cut by its length budget (:func:`check_saved_requests`)."""
     import json
 
     from uta_tasks.runs.saved_answers import SavedRunError, precheck
@@ -104,8 +106,37 @@ def check_saved_answers(argv: list[str]) -> None:
         return
     try:
         precheck(path, compat.parse_args_string(_flag(argv, "--model_args") or ""),
-                 compat.parse_args_string(_flag(argv, "--gen_kwargs") or ""))
+                 compat.parse_args_string(_flag(argv, "--gen_kwargs") or ""), metadata.get("pass2_context"))
     except SavedRunError as exc:
+        raise SystemExit(f"uta-eval: {exc}") from None
+    compat.check_before_model(check_saved_requests)
+
+
+def check_saved_requests(arguments: dict) -> None:
+    """At the top of lm-eval's ``simple_evaluate``, before it loads the model: build the uta tasks
+    reading ``answers_from`` through lm-eval's own ``TaskManager`` and their requests (a document
+    the run lacks is refused there), and put each through the probe's pass-1 checks with the
+    model's tokenizer alone (:mod:`uta_tasks.probe.saved_precheck`: the prompt, the temperature,
+    the length budget).
+
+    Args:
+        arguments: ``simple_evaluate``'s arguments.
+    """
+    from uta_tasks.lm_eval_task import UTATask, UTATaskError
+    from uta_tasks.probe import saved_precheck
+    from uta_tasks.probe.hook import ProbeError
+
+    model_args = arguments.get("model_args") or {}
+    model_args = compat.parse_args_string(model_args) if isinstance(model_args, str) else dict(model_args)
+    try:
+        instances = compat.requests_without_model(
+            arguments, lambda task: isinstance(task, UTATask) and task.saved_run is not None)
+        if not instances:
+            return
+        tokenizer = saved_precheck.tokenizer_of(model_args)
+        if tokenizer is not None:
+            saved_precheck.check([i.args for i in instances], tokenizer, compat.model_chat_template_args(model_args))
+    except (UTATaskError, ProbeError) as exc:
         raise SystemExit(f"uta-eval: {exc}") from None
 
 

@@ -128,18 +128,32 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         compat.after_init(self)
 
     # ---- settings ----------------------------------------------------------------
+    @property
+    def saved_run(self) -> saved_answers.SavedTask | None:
+        """``answers_from``: the saved run's answers of this task (None without the setting)."""
+        return self._saved
+
     def _read_saved(self, name: str, meta: dict) -> saved_answers.SavedTask | None:
         """``answers_from``: the saved run's answers of this task, read once, refused here when
-        the run has no samples of it, answered with another model or stripped the reasoning."""
+        the run has no samples of it or answered with another model; a run whose reasoning
+        ``think_end_token`` stripped sets ``pass2_context`` to the rendered-history ablation."""
         if self._settings.answers_from is None:
             return None
         base = name.removesuffix(f"_{self.perturbation}") if self.perturbation != "none" else name
         names = [name, base] + ([source_of(self.benchmark.name)] if is_wrapped(self.benchmark.name) else [])
         try:
             found = saved_answers.load(self._settings.answers_from, list(dict.fromkeys(names)), name)
-            saved_answers.check_model(name, found, saved_answers.results_config(found), meta)
+            config = saved_answers.results_config(found)
+            saved_answers.check_model(name, found, config, meta)
+            context = saved_answers.stripped_context(name, found.samples, config, meta.get("pass2_context"))
         except saved_answers.SavedRunError as exc:
             raise UTATaskError(str(exc)) from None
+        if context is not None and context != self._settings.pass2_context:
+            log.warning("%s: the saved run %s was made with think_end_token, so its responses hold no reasoning and "
+                        "no pass-1 trace is left: pass 2 runs as the rendered-history ablation (pass2_context=%s), "
+                        "recorded in every record and not comparable with the paper", name, found.samples, context)
+        if context is not None:
+            self._settings = replace(self._settings, pass2_context=context)
         return found
 
     def _metrics(self) -> list[table.MetricSpec]:

@@ -62,17 +62,20 @@ class GreedyLM(ScriptedLM):
     ``max_gen_toks`` tokens, the chat template applied for ``--apply_chat_template``."""
 
     tokenizer_name = "smollm2-scripted"
+    #: lm-eval's ``think_end_token`` model argument: the reasoning is cut out of every response
+    #: before the stop strings apply (lm-eval's ``postprocess_generated_text``)
+    think_end_token: str | None = None
 
     def generate_until(self, requests: list, disable_tqdm: bool = False) -> list[str]:
+        from lm_eval.models.utils import postprocess_generated_text
+
         out = []
         for request, text in zip(requests, super().generate_until(requests), strict=True):
             ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
             limit = int(request.args[1].get("max_gen_toks", 256))
             if len(ids) > limit:
                 text = self.tokenizer.decode(ids[:limit])
-            for stop in request.args[1].get("until") or []:
-                text = text.split(stop)[0]
-            out.append(text)
+            out.append(postprocess_generated_text(text, request.args[1].get("until") or [], self.think_end_token))
         return out
 
     def apply_chat_template(self, chat_history: list[dict], add_generation_prompt: bool = True) -> str:

@@ -11,11 +11,15 @@ probe completes each from its saved prefix.
 from __future__ import annotations
 
 import json
+import logging
+from functools import partial
+from pathlib import Path
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
 from saved_lm_eval_runs import GSM8K, GreedyLM, greedy_script, plain_gsm8k_folder, save, thinking_answer
 
+from uta_tasks.lm_eval_compat.logs import EVALUATOR_LOGGER
 from uta_tasks.wrap.check import plan
 from uta_tasks.wrap.yamls import write
 
@@ -180,9 +184,52 @@ def test_a_prompt_with_other_few_shot_examples_is_refused(greedy, folders):
     assert "uta_num_fewshot" in message
 
 
-def test_reasoning_stripped_before_logging_is_refused(greedy, folders):
-    save(_plain_run(greedy, folders), folders["out"], model_args="pretrained=scripted,think_end_token=</think>")
-    _refused(greedy, folders, "think_end_token")
+STRIPPED = "pretrained=scripted,think_end_token=</think>"
+
+
+def _stripped_run(tokenizer, folders) -> list[str]:
+    """A plain gsm8k run of the scripted reasoning model made with ``think_end_token``: lm-eval
+    logs each ``<think>`` turn with its reasoning cut out. Returns the logged responses. (The
+    trace holds no stop string: lm-eval 0.4.13 strips the reasoning before it applies ``until``,
+    0.5 after.)"""
+    stripping = GreedyLM(tokenizer, partial(greedy_script, stop="Consider:"))
+    stripping.think_end_token = "</think>"
+    saved = save(_plain_run(stripping, folders), folders["out"], model_args=STRIPPED)
+    return [s["resps"][0][0] for s in _read(saved) if s["filter"] == "flexible-extract"]
+
+
+def test_reasoning_stripped_before_logging_runs_as_the_rendered_history_ablation(tokenizer, greedy, folders, caplog):
+    from uta_tasks.paper.cells import load_reference
+    from uta_tasks.paper.reference import settings_differ
+    from uta_tasks.runs import load_run
+
+    logged = _stripped_run(tokenizer, folders)
+    assert logged == ["The answer is 12."] * LIMIT  # the whole turn had a <think> trace; none of it was logged
+    greedy.calls.clear()
+    result = _probe(greedy, folders, answers_from=str(folders["out"]))
+
+    prompts = [prompt for batch in greedy.calls for prompt, _ in batch]
+    assert len(prompts) == LIMIT and all(p.endswith("<|im_start|>user\n") for p in prompts)  # user turns only
+    for record in records(result, TASK):
+        assert record.a == "The answer is 12." and record.pass2_context == "template" and record.join is None
+        assert record.answer_source["reasoning_stripped"] is True and record.answer_source["tokens_added"] == 0
+        assert "<think>" not in record.pass2_prompt and record.pass2_prompt.endswith("The answer is 12.<|im_end|>\n"
+                                                                                      "<|im_start|>user\n")
+    meta = result["configs"][TASK]["metadata"]
+    assert meta["pass2_context"] == "template" and meta["uta_answers_source"]["reasoning_stripped"] is True
+    assert any("think_end_token" in m and "rendered-history ablation (pass2_context=template)" in m
+               for m in caplog.messages)
+    # the paper check: not comparable with any published follow-up cell, the setting named
+    run = load_run(save(result, folders["out"].parent / "ablation"))
+    assert "pass2_context template, the paper's trace" in settings_differ(run.tasks[TASK], load_reference())
+
+
+def test_the_papers_trace_asked_of_stripped_reasoning_is_refused(tokenizer, greedy, folders):
+    _stripped_run(tokenizer, folders)
+    greedy.calls.clear()
+    message = _refused(greedy, folders, "think_end_token=</think>", pass2_context="trace")
+    assert "pass2_context=trace" in message and "Leave pass2_context out of --metadata" in message
+    assert greedy.calls == []
 
 
 def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys):
@@ -208,15 +255,86 @@ def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys
     (["--model_args", "pretrained=scripted", "--gen_kwargs", "temperature=0.7,do_sample=True"], "",
      "sampled at temperature 0.0, the probe at 0.7"),
     (["--model_args", "pretrained=scripted"], "missing", "does not exist"),
+    (["--model_args", "pretrained=scripted"], "trace", "pass2_context=trace .*Leave pass2_context out"),
 ])
 def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkeypatch, extra, saved_at, match):
     from uta_tasks import cli
 
-    save(_plain_run(greedy, folders), folders["out"])
-    meta = json.dumps({**NO_JUDGE, "answers_from": str(folders["out"] / saved_at)})
+    model_args = STRIPPED if saved_at == "trace" else "pretrained=scripted"
+    save(_plain_run(greedy, folders), folders["out"], model_args=model_args)
+    meta = {**NO_JUDGE, "answers_from": str(folders["out"] / saved_at.replace("trace", ""))}
+    meta = json.dumps({**meta, "pass2_context": "trace"} if saved_at == "trace" else meta)
     monkeypatch.setattr("sys.argv", ["uta-eval", "run", "--model", "hf", "--tasks", "uta_gsm8k", "--metadata", meta,
                                      *extra])
     monkeypatch.setattr(cli.compat, "cli_main", lambda: pytest.fail("lm-eval ran: the model would load"))
     with pytest.raises(SystemExit, match=match) as done:
         cli.main()
     assert str(done.value).startswith("uta-eval: ")
+
+
+TOKENIZER = Path(__file__).resolve().parents[1] / "fixtures" / "tokenizers" / "smollm2"
+
+
+class ModelCreated(Exception):
+    """lm-eval reached its model creation."""
+
+
+def _uta_eval_until_the_model(folders, monkeypatch) -> list[str]:
+    """Run ``uta-eval run --model hf`` (lm-eval's own command line) on the saved run, with lm-eval's
+    model creation replaced by one that records the model's name and raises ModelCreated."""
+    import lm_eval
+    import lm_eval.api.registry
+
+    from uta_tasks import cli
+
+    created: list[str] = []
+
+    def get_model(name: str):
+        created.append(name)
+        raise ModelCreated(name)
+
+    # restored after the test: the check wraps simple_evaluate (which lm_eval loads lazily, on first use),
+    # uta-eval adds a note to the evaluator's log
+    loaded = "simple_evaluate" in vars(lm_eval)
+    monkeypatch.setitem(vars(lm_eval), "simple_evaluate", lm_eval.simple_evaluate)
+    if not loaded:  # as lm-eval's command line finds it; deleted again after the test
+        monkeypatch.delitem(vars(lm_eval), "simple_evaluate")
+    evaluator_log = logging.getLogger(EVALUATOR_LOGGER)
+    monkeypatch.setattr(evaluator_log, "filters", list(evaluator_log.filters))
+    monkeypatch.setattr(lm_eval.api.registry, "get_model", get_model)
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folders["out"])}
+    monkeypatch.setattr("sys.argv", [
+        "uta-eval", "run", "--model", "hf", "--model_args", f"pretrained=scripted,tokenizer={TOKENIZER}",
+        "--tasks", TASK, "--include_path", str(folders["wrap"]), "--limit", str(LIMIT),
+        "--gen_kwargs", "max_gen_toks=200", "--metadata", json.dumps(meta)])
+    cli.main()
+    return created
+
+
+@pytest.mark.parametrize(("saved_run", "match", "fix"), [
+    ({"limit": 2}, "document 2 is not in the saved run", "run the probe with the saved run's --limit"),
+    ({"task": "arc_easy"}, r"logged samples of \['arc_easy'\], not of", "point answers_from at a run of that task"),
+    ({"apply_chat_template": False}, "document 0: the saved prompt", "run it with --apply_chat_template"),
+    ({"gen_kwargs": {"max_gen_toks": 4}}, r"document 0: the saved answer ran into its length budget \(max_gen_toks=4\)",
+     "larger --gen_kwargs max_gen_toks"),
+])
+def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, folders, monkeypatch, saved_run, match,
+                                                                    fix):
+    """lm-eval's own command line runs up to simple_evaluate, which would create the model first:
+    the check at its top builds the tasks and renders the prompts with the tokenizer alone."""
+    saved_run = dict(saved_run)
+    task = saved_run.pop("task", None)
+    folder = save(_plain_run(greedy, folders, **saved_run), folders["out"])
+    if task:  # a run of another task only
+        (samples,) = folder.glob("samples_gsm8k_*.jsonl")
+        samples.rename(samples.with_name(samples.name.replace("gsm8k", task)))
+    with pytest.raises(SystemExit, match=match) as done:
+        _uta_eval_until_the_model(folders, monkeypatch)
+    message = str(done.value)
+    assert message.startswith(f"uta-eval: {TASK}: ") and fix in message
+
+
+def test_uta_eval_lets_a_matching_saved_run_through_to_the_model(greedy, folders, monkeypatch):
+    save(_plain_run(greedy, folders), folders["out"])
+    with pytest.raises(ModelCreated):
+        _uta_eval_until_the_model(folders, monkeypatch)

@@ -26,6 +26,7 @@ task discovery                  ``TaskManager(include_path=...)``        same; `
 
 from __future__ import annotations
 
+from .evaluation import check_before_model, requests_without_model
 from .logs import explain_chat_template_warning, tasks_from_argv
 from .models import (
     SAMPLING_KEYS,
@@ -35,6 +36,7 @@ from .models import (
     install_request_method,
     is_local_completions,
     max_length,
+    model_chat_template_args,
     request_cache,
     request_cache_key,
     sampling_defaults,
@@ -83,6 +85,7 @@ __all__ = [
     "builtin_task_dir",
     "builtin_task_module",
     "chat_template_args",
+    "check_before_model",
     "cli_main",
     "doc_responses",
     "exact_match",
@@ -94,6 +97,7 @@ __all__ = [
     "make_instance",
     "max_length",
     "mean",
+    "model_chat_template_args",
     "nanmean",
     "native_aggregation",
     "parse_args_string",
@@ -101,6 +105,7 @@ __all__ = [
     "reads_task_entry_points",
     "request_cache",
     "request_cache_key",
+    "requests_without_model",
     "sampling_defaults",
     "stderr",
     "task_base_class",

@@ -3,7 +3,8 @@ the request cache, and what kind of backend a model is."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from .tasks import make_instance
@@ -42,6 +43,18 @@ def chat_template_args(lm: Any) -> dict[str, Any]:
     if thinking is not None:
         args.setdefault("enable_thinking", thinking)
     return args
+
+
+def model_chat_template_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
+    """The chat-template arguments of the model ``--model_args`` will make, before it loads (read
+    as :func:`chat_template_args` reads them off the model: ``chat_template_args``, ``enable_thinking``).
+
+    Args:
+        model_args: ``--model_args``, parsed.
+    """
+    given = model_args.get("chat_template_args")
+    return chat_template_args(SimpleNamespace(chat_template_args=given if isinstance(given, dict) else None,
+                                              enable_thinking=model_args.get("enable_thinking")))
 
 
 def think_end_token(lm: Any) -> Any:

@@ -275,6 +275,30 @@ def reads_task_entry_points() -> bool:
     return ENTRY_POINT_GROUP in source and "entry_points" in source
 
 
+def wrap_once(owner: Any, name: str, item: Any,
+              wrap: Callable[[Callable[..., Any], inspect.Signature, list[Any]], Callable[..., Any]]) -> None:
+    """Replace ``owner.name`` (a class's method or a module's function) once by
+    ``wrap(original, its signature, items)``; every call adds ``item`` to the ``items`` the
+    wrapper reads (once per item).
+
+    Args:
+        owner: the class or module.
+        name: the attribute.
+        item: what this call adds (a folder, a check).
+        wrap: makes the replacement.
+    """
+    original = vars(owner)[name] if name in vars(owner) else getattr(owner, name)  # lm_eval loads simple_evaluate lazily
+    items = getattr(original, "_uta_items", None)
+    if items is not None:
+        if item not in items:
+            items.append(item)
+        return
+    items = [item]
+    replacement = functools.wraps(original)(wrap(original, inspect.signature(original), items))
+    replacement._uta_items = items  # type: ignore[attr-defined]
+    setattr(owner, name, replacement)
+
+
 def add_include_path(path: Path) -> None:
     """Make every ``TaskManager`` of this process also index ``path`` (for ``uta-eval``).
 
@@ -284,30 +308,19 @@ def add_include_path(path: Path) -> None:
     Args:
         path: a task folder.
     """
-    cls = task_manager_class()
-    original = cls.__dict__["__init__"]
-    added = getattr(original, "_uta_paths", None)
-    if added is not None:
-        if path not in added:
-            added.append(path)
-        return
-    added = [path]
+    def wrap(original: Callable[..., Any], signature: inspect.Signature, added: list[Any]) -> Callable[..., Any]:
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            bound = signature.bind(self, *args, **kwargs)
+            given = bound.arguments.get("include_path")
+            paths = [] if given is None else (list(given) if isinstance(given, (list, tuple)) else [given])
+            for extra in added:
+                if not any(Path(p).resolve() == extra.resolve() for p in paths):
+                    paths.append(extra)
+            bound.arguments["include_path"] = paths
+            original(*bound.args, **bound.kwargs)
+        return __init__
 
-    signature = inspect.signature(original)
-
-    @functools.wraps(original)
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        bound = signature.bind(self, *args, **kwargs)
-        given = bound.arguments.get("include_path")
-        paths = [] if given is None else (list(given) if isinstance(given, (list, tuple)) else [given])
-        for extra in added:
-            if not any(Path(p).resolve() == extra.resolve() for p in paths):
-                paths.append(extra)
-        bound.arguments["include_path"] = paths
-        original(*bound.args, **bound.kwargs)
-
-    __init__._uta_paths = added  # type: ignore[attr-defined]
-    setattr(cls, "__init__", __init__)  # noqa: B010 (replacing a method on purpose)
+    wrap_once(task_manager_class(), "__init__", path, wrap)
 
 
 def cli_main() -> None:

@@ -88,20 +88,9 @@ def resolve(lm: Any, instances: list) -> list[Request]:
     defaults = compat.sampling_defaults(lm)
     # local-completions: keep special tokens, as lm-eval's in-process vLLM does.
     server_defaults = scale_out.server_decoding_defaults(lm)
-    requests = []
-    judge = _judge_decoder()
-    for instance in instances:
-        spec = ProbeSpec.from_dict(instance.args[2], judge)
-        switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
-        gen_kwargs = {**server_defaults, **instance.args[1]}
-        assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
-        request = Request(spec, switch, assistant, user, defaults)
-        if spec.saved is not None:  # answers_from: same prompt, temperature, a whole answer, or a refusal
-            try:
-                request = replace(request, saved_cut=saved.check(request, tokenizer))
-            except saved.SavedAnswerError as exc:
-                raise ProbeError(str(exc)) from None
-        requests.append(request)
+    judge = judge_decoder()
+    requests = [resolve_one(ProbeSpec.from_dict(instance.args[2], judge), {**server_defaults, **instance.args[1]},
+                            tokenizer, template_args, defaults) for instance in instances]
     _check_user_samples(requests)
     problem = scale_out.backend_problem(lm)
     if problem:
@@ -110,7 +99,32 @@ def resolve(lm: Any, instances: list) -> list[Request]:
     return requests
 
 
-def _judge_decoder() -> Callable[[Mapping[str, Any]], JudgeSettings]:
+def resolve_one(spec: ProbeSpec, gen_kwargs: dict, tokenizer: Any, template_args: dict[str, Any],
+                defaults: dict) -> Request:
+    """One request resolved against the model's tokenizer: its role switch and the generation
+    settings of both passes; ``answers_from``: the saved answer checked (same prompt, temperature,
+    a whole answer) or refused. ``uta-eval`` calls it before the model loads too
+    (:mod:`uta_tasks.probe.saved_precheck`).
+
+    Args:
+        spec: the request's spec.
+        gen_kwargs: its generation settings (the task's, ``--gen_kwargs`` applied).
+        tokenizer: the model's tokenizer.
+        template_args: the model's chat-template arguments.
+        defaults: the backend's sampling defaults.
+    """
+    switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
+    assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
+    request = Request(spec, switch, assistant, user, defaults)
+    if spec.saved is not None:
+        try:
+            request = replace(request, saved_cut=saved.check(request, tokenizer))
+        except saved.SavedAnswerError as exc:
+            raise ProbeError(str(exc)) from None
+    return request
+
+
+def judge_decoder() -> Callable[[Mapping[str, Any]], JudgeSettings]:
     """Rebuilds the judge settings the specs log (each task parsed them once; no environment
     is read again), one object per distinct setting of the run."""
     from uta_tasks.judge import JudgeSettings

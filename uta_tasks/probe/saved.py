@@ -18,6 +18,9 @@ turn. When the saved run stopped at a string that is not the end of turn, every 
 is continued from its own text (pass-1 prompt + saved text, the probe's stop strings and the
 rest of its token budget): an answer the model had ended adds only its end of turn, one cut
 at a stop string gets the rest of its turn, as under greedy decoding a full run would write.
+A response whose reasoning the saved run stripped (``think_end_token``) is used as logged: the
+model never wrote its final answer after the pass-1 prompt alone, so there is nothing to continue
+from (it runs as the rendered-history ablation, :mod:`uta_tasks.runs.saved_answers`).
 """
 
 from __future__ import annotations
@@ -159,7 +162,7 @@ def complete(backend: Backend, requests: Sequence[Request], tokenizer: Any, drop
             continue
         answers[i] = saved.text
         sources[i] = {**saved.source, "doc_id": saved.doc_id, "tokens_added": 0, "saved_scores": saved.scores}
-        if i in dropped or not _extra_stops(request, tokenizer):
+        if i in dropped or saved.reasoning_stripped or not _extra_stops(request, tokenizer):
             continue
         kwargs = dict(request.assistant_kwargs)
         budget = int(kwargs.get("max_gen_toks", LM_EVAL_MAX_GEN_TOKS)) - _tokens(tokenizer, saved.text)

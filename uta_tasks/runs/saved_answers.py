@@ -8,9 +8,10 @@ lm-eval's ``arguments`` and ``resps``, or, in a uta run's samples, the probe rec
 ``model_args``, the lm-eval version and the generation settings.
 
 Everything here is read once per task, when lm-eval builds the task; the refusals that need
-no model (no samples, a model other than the run's, reasoning stripped by ``think_end_token``,
-a document the run lacks) are raised here, the others by the probe before pass 1
-(:func:`uta_tasks.probe.saved.check`).
+no model (no samples, a model other than the run's, a document the run lacks) are raised here,
+the others by the probe before pass 1 (:func:`uta_tasks.probe.saved.check`). A run whose
+reasoning lm-eval cut out before logging (``think_end_token``) holds no pass-1 trace: it runs
+only as the rendered-history ablation (:func:`stripped_context`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.probe.backend import is_greedy
+from uta_tasks.probe.trace import PASS2_CONTEXTS
 from uta_tasks.runs.folder import SAMPLES_NAME, RunNotFoundError, _from_model_args, model_name, single_run
 from uta_tasks.runs.jsonio import read_json, read_jsonl
 from uta_tasks.schema import output
@@ -33,6 +35,9 @@ class SavedRunError(ValueError):
     """A saved run cannot give a task its answers; the message names the task, the file and the fix."""
 
 
+#: ``pass2_context``: the paper's pass 2 (the trace), and the rendered-history ablation a saved run
+#: without its reasoning runs as
+PAPER_CONTEXT, RENDERED_CONTEXT = PASS2_CONTEXTS[0], PASS2_CONTEXTS[1]
 _MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 # lm-eval's sample keys: the request's arguments and the raw responses (before any filter).
 _ARGUMENTS, _RAW_RESPS = "arguments", "resps"
@@ -183,9 +188,11 @@ def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
     primary = ((results.get("configs") or {}).get(name, {}).get("metadata") or {}).get("uta_primary")
     answers: dict[int, SavedAnswer] = {}
     docs: dict[int, Any] = {}
+    stripped = think_end_token(results.get("config")) is not None
     source = {"path": str(root), "samples": samples.name, "task": name,
               "model": model_name(results, samples.parent) if results else None,
-              "lm_eval_version": results.get("lm_eval_version"), "config_digest": _digest(results, name)}
+              "lm_eval_version": results.get("lm_eval_version"), "config_digest": _digest(results, name),
+              "reasoning_stripped": stripped}
     for where, line in read_jsonl(samples):
         if not isinstance(line, dict) or "doc_id" not in line:
             raise SavedRunError(f"{task}: {where} is not an lm-eval sample (no doc_id)")
@@ -205,7 +212,8 @@ def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
         scores = _scores(line, primary)
         if doc_id in answers:  # lm-eval 0.4 logs one line per filter: the same answer, more scores
             scores = {**answers[doc_id].scores, **scores}
-        answers[doc_id] = SavedAnswer(doc_id, str(prompt), str(text), kwargs, scores, source)
+        answers[doc_id] = SavedAnswer(doc_id, str(prompt), str(text), kwargs, scores, source,
+                                      stripped and record is None)
         docs[doc_id] = line.get("doc")
     if not answers:
         raise SavedRunError(f"{task}: {samples} holds no samples; run the saved task again with --log_samples")
@@ -213,8 +221,7 @@ def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
 
 
 def check_model(task: str, saved: SavedTask, results_config: Mapping[str, Any] | None, meta: Mapping[str, Any]) -> None:
-    """Refuse a saved run of another model than ``--model_args`` names, or one whose reasoning
-    lm-eval cut out before logging (``think_end_token``).
+    """Refuse a saved run of another model than ``--model_args`` names.
 
     Args:
         task: the probe task.
@@ -225,17 +232,47 @@ def check_model(task: str, saved: SavedTask, results_config: Mapping[str, Any] |
     _check_model(task, saved.samples, saved.source.get("model"), results_config, meta)
 
 
-def _check_model(where: str, samples: Path, saved_model: str | None, config: Mapping[str, Any] | None,
-                 model_args: Mapping[str, Any]) -> None:
+def think_end_token(config: Mapping[str, Any] | None) -> str | None:
+    """The ``think_end_token`` the saved run's ``--model_args`` named (lm-eval then cut the
+    reasoning out of every response before logging it), or None.
+
+    Args:
+        config: the saved results' ``config`` (None without a results file).
+    """
     saved_args = (config or {}).get("model_args")
     if isinstance(saved_args, str):
         saved_args = dict(part.split("=", 1) for part in saved_args.split(",") if "=" in part)
-    if isinstance(saved_args, dict) and saved_args.get("think_end_token"):
+    token = saved_args.get("think_end_token") if isinstance(saved_args, dict) else None
+    return str(token) if token else None
+
+
+def stripped_context(where: str, samples: Path, config: Mapping[str, Any] | None, asked: Any) -> str | None:
+    """The ``pass2_context`` a saved run without its reasoning runs as: None when the saved
+    responses are whole turns; the rendered-history ablation (``template``) when lm-eval cut the
+    reasoning out before logging (``think_end_token``), as no pass-1 trace is left; a refusal
+    naming the fix when the user asked for the paper's trace.
+
+    Args:
+        where: the task (or ``answers_from=...``), for the message.
+        samples: the saved samples file.
+        config: the saved results' ``config``.
+        asked: the ``pass2_context`` the user's ``--metadata`` set (None: not set).
+    """
+    token = think_end_token(config)
+    if token is None:
+        return None
+    if asked is not None and str(asked) != RENDERED_CONTEXT:
         raise SavedRunError(
-            f"{where}: the saved run {samples} was made with --model_args think_end_token=..., so lm-eval cut "
-            "the reasoning out of every response before logging it; the paper's trace is the whole turn. Save the "
-            "run again without think_end_token"
+            f"{where}: the saved run {samples} was made with --model_args think_end_token={token}, so lm-eval cut the "
+            f"reasoning out of every response before logging it, and pass2_context={asked} (the paper's pass 2) needs "
+            f"the whole turn. Leave pass2_context out of --metadata (or set it to {RENDERED_CONTEXT}) to run the "
+            "rendered-history ablation, not comparable with the paper, or save the run again without think_end_token"
         )
+    return RENDERED_CONTEXT
+
+
+def _check_model(where: str, samples: Path, saved_model: str | None, config: Mapping[str, Any] | None,
+                 model_args: Mapping[str, Any]) -> None:
     current = _from_model_args({k: model_args[k] for k in _MODEL_KEYS if model_args.get(k)})
     if current and saved_model and str(current) != str(saved_model):
         raise SavedRunError(
@@ -245,16 +282,18 @@ def _check_model(where: str, samples: Path, saved_model: str | None, config: Map
         )
 
 
-def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mapping[str, Any]) -> None:
+def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mapping[str, Any],
+             pass2_context: Any = None) -> None:
     """The refusals that need neither the model nor the tasks, for ``uta-eval`` to raise before
-    lm-eval loads the model: no run or no samples, another model, reasoning stripped by
-    ``think_end_token``, another temperature (the first sample of each samples file against
-    ``--gen_kwargs`` over the uta tasks' greedy default).
+    lm-eval loads the model: no run or no samples, another model, the paper's trace asked of a
+    run whose reasoning ``think_end_token`` stripped, another temperature (the first sample of
+    each samples file against ``--gen_kwargs`` over the uta tasks' greedy default).
 
     Args:
         path: the ``answers_from`` setting.
         model_args: ``--model_args``.
         gen_kwargs: ``--gen_kwargs``.
+        pass2_context: the ``pass2_context`` of ``--metadata`` (None: not set).
     """
     where = f"answers_from={path}"
     files = run_files(path)
@@ -268,6 +307,7 @@ def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mappin
     full = read_json(results) if results.exists() else {}
     _check_model(where, samples[0], model_name(full, samples[0].parent) if full else None, full.get("config"),
                  model_args)
+    stripped_context(where, samples[0], full.get("config"), pass2_context)
     mine = _temperature(gen_kwargs)
     for file in samples:
         for line_where, line in read_jsonl(file):

@@ -92,7 +92,10 @@ class SavedAnswer:
         gen_kwargs: the saved run's generation settings of that request (its ``until`` says
             whether the response may have been cut at a stop string).
         scores: the saved run's own per-document scores (``metric_filter`` -> value).
-        source: where it came from: ``{path, model, lm_eval_version, config_digest, samples}``.
+        source: where it came from: ``{path, model, lm_eval_version, config_digest, samples,
+            reasoning_stripped}``.
+        reasoning_stripped: the saved run cut the reasoning out of the response before logging
+            it (``think_end_token``): ``text`` is the final answer only, not the model's whole turn.
     """
 
     doc_id: int
@@ -101,6 +104,7 @@ class SavedAnswer:
     gen_kwargs: dict[str, Any]
     scores: dict[str, Any]
     source: dict[str, Any]
+    reasoning_stripped: bool = False
 
 
 @dataclass(frozen=True)
