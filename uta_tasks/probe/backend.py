@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,15 @@ def is_greedy(gen_kwargs: dict) -> bool:
     if gen_kwargs.get("do_sample") is False:
         return True
     return float(gen_kwargs.get("temperature", 0.0) or 0.0) == 0.0
+
+
+def temperature(gen_kwargs: Mapping[str, Any]) -> float:
+    """The temperature lm-eval will decode these settings at (0 when greedy).
+
+    Args:
+        gen_kwargs: generation settings of one request.
+    """
+    return 0.0 if is_greedy(dict(gen_kwargs)) else float(gen_kwargs.get("temperature", 0.0) or 0.0)
 
 
 @dataclass

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from uta_tasks.probe.backend import Backend, is_greedy
+from uta_tasks.probe.backend import Backend, temperature
 from uta_tasks.probe.role_switch import RoleSwitch
 from uta_tasks.schema.probe import ProbeSpec, SavedAnswer
 
@@ -83,10 +83,6 @@ def _mismatch(task: str, saved: SavedAnswer, ours: str, stop: tuple[str, ...]) -
     )
 
 
-def _temperature(kwargs: dict[str, Any]) -> float:
-    return 0.0 if is_greedy(kwargs) else float(kwargs.get("temperature", 0.0) or 0.0)
-
-
 def check(request: Request, tokenizer: Any) -> bool:
     """Refuse a saved answer that cannot stand for pass 1; True when its length budget cut it
     (``overlong: drop``: the document is dropped).
@@ -100,7 +96,7 @@ def check(request: Request, tokenizer: Any) -> bool:
     ours = request.switch.assistant_prompt(spec.messages)
     if saved.prompt != ours:
         raise _mismatch(spec.task, saved, ours, request.switch.stop)
-    theirs, mine = _temperature(saved.gen_kwargs), _temperature(request.assistant_kwargs)
+    theirs, mine = temperature(saved.gen_kwargs), temperature(request.assistant_kwargs)
     if theirs != mine:
         raise SavedAnswerError(
             f"{spec.task}: document {saved.doc_id}: the saved run sampled at temperature {theirs}, the probe at {mine}; "

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.probe.backend import is_greedy
+from uta_tasks.probe.backend import temperature
 from uta_tasks.probe.trace import PASS2_CONTEXTS
 from uta_tasks.runs.folder import SAMPLES_NAME, RunNotFoundError, _from_model_args, model_name, single_run
 from uta_tasks.runs.jsonio import read_json, read_jsonl
@@ -308,22 +308,18 @@ def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mappin
     _check_model(where, samples[0], model_name(full, samples[0].parent) if full else None, full.get("config"),
                  model_args)
     stripped_context(where, samples[0], full.get("config"), pass2_context)
-    mine = _temperature(gen_kwargs)
+    mine = temperature(gen_kwargs)
     for file in samples:
         for line_where, line in read_jsonl(file):
             record = _uta_record(line)
             kwargs = dict(record.generation.get("assistant") or {}) if record is not None else _arguments(line)[1]
-            if _temperature(kwargs) != mine:
+            if temperature(kwargs) != mine:
                 raise SavedRunError(
-                    f"{line_where}: the saved run sampled at temperature {_temperature(kwargs)}, the probe at {mine}; "
+                    f"{line_where}: the saved run sampled at temperature {temperature(kwargs)}, the probe at {mine}; "
                     f"the paper uses one temperature for the answer and the user turn. Run the probe with "
-                    f"--gen_kwargs temperature={_temperature(kwargs)}, or save a run at {mine}"
+                    f"--gen_kwargs temperature={temperature(kwargs)}, or save a run at {mine}"
                 )
             break
-
-
-def _temperature(kwargs: Mapping[str, Any]) -> float:
-    return 0.0 if is_greedy(dict(kwargs)) else float(kwargs.get("temperature", 0.0) or 0.0)
 
 
 def results_config(saved: SavedTask) -> dict[str, Any]:
