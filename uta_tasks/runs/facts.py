@@ -125,7 +125,8 @@ class SampleFacts:
         self.docs += 1
         self.records += len(doc.records)
         self._doc_ids.append(doc.doc_id)
-        self.pass_at.update(int(m[1]) for key in doc.line if (m := _PASS_AT.match(key)))
+        self.pass_at.update(int(m[1]) for key in doc.line
+                            if key.startswith(PASS_AT_PREFIX) and (m := _PASS_AT.match(key)))
         for record in doc.records:
             self.overlong = self.overlong or bool(record.overlong)
             for key, shown in RECORD_VALUES.items():

@@ -19,8 +19,10 @@ _JSON_TYPES: dict[Any, tuple[type, ...]] = {str: (str,), bool: (bool,), int: (in
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _field_checkers(cls: type) -> dict[str, tuple[Any, Callable[[Any], bool]]]:
+    """Each field's hint and its test, worked out once per class (a ``typing`` union hashes
+    its arms on every lookup: too slow for the per-record loop)."""
+    return {name: (hint, _checker(hint)) for name, hint in typing.get_type_hints(cls).items()}
 
 
 @functools.cache
@@ -61,10 +63,11 @@ def check_field_types(cls: type, data: dict[str, Any], what: str) -> None:
         data: the decoded JSON object.
         what: names the object in the message (``a probe record``).
     """
-    hints = _hints(cls)
+    checkers = _field_checkers(cls)
     for name, value in data.items():
-        hint = hints.get(name)
-        if hint is not None and not _checker(hint)(value):
+        found = checkers.get(name)
+        if found is not None and not found[1](value):
+            hint = found[0]
             raise ValueError(f"{what}: field {name!r} is {type(value).__name__} {_excerpt(value)}, not {hint}")
 
 
