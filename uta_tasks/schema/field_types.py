@@ -32,7 +32,11 @@ def _checker(hint: Any) -> Callable[[Any], bool]:
     every record, so ``typing`` stays out of the per-record loop)."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        arms = tuple(_checker(arm) for arm in typing.get_args(hint))
+        args = typing.get_args(hint)
+        plain = _plain_kinds(args)
+        if plain is not None:  # ``str | None`` and the like: one isinstance
+            return lambda value: isinstance(value, plain)
+        arms = tuple(_checker(arm) for arm in args)
         return lambda value: any(arm(value) for arm in arms)
     if hint is type(None):
         return lambda value: value is None
@@ -52,6 +56,21 @@ def _checker(hint: Any) -> Callable[[Any], bool]:
     if hint is int:
         return lambda value: isinstance(value, int) and not isinstance(value, bool)
     return lambda value: isinstance(value, kinds)
+
+
+def _plain_kinds(args: tuple[Any, ...]) -> tuple[type, ...] | None:
+    """The types a union of plain JSON types and None accepts, or None when an arm is more
+    than that (a list, a dict of something, a class of ours) or is ``int`` (which refuses a
+    bool, that ``isinstance`` would take)."""
+    kinds: list[type] = []
+    for arm in args:
+        if arm is type(None):
+            kinds.append(arm)
+        elif arm in _JSON_TYPES and arm is not Any and arm is not int:
+            kinds.extend(_JSON_TYPES[arm])
+        else:
+            return None
+    return tuple(kinds)
 
 
 def check_field_types(cls: type, data: dict[str, Any], what: str) -> None:
