@@ -32,7 +32,7 @@ def test_live_values_rebuilt_values_and_interval_units_come_from_one_function(sc
             "gsm8k_data_files": str(DATA / "gsm8k_test.jsonl"), "user_max_gen_toks": 16, "metrics": "full"}
     live = evaluate(scripted, TASKS, limit=4, metadata=meta, bootstrap_iters=0)
     _save(json.loads(json.dumps(live, default=str)), tmp_path / "run", TASKS)
-    run = load_run(tmp_path / "run")
+    run = load_run(tmp_path / "run", all_docs=True)
     settings = EstimateSettings(iterations=200)
     for name in TASKS:
         task = run.tasks[name]

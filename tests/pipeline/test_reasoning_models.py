@@ -128,13 +128,13 @@ def test_units_are_shares_and_changed_is_undefined_when_sampled():
     # undefined on every doc: lm-eval gets no value, so its table has no row; computed from
     # the samples (what uta-summary, report and gate read) it is NaN
     assert "share_changed,none" not in sampled["results"]["uta_ifbench_question"]
-    from uta_tasks.runs.from_samples import measure_docs, missing_values
+    from uta_tasks.runs.from_samples import measure_docs, missing_values, per_metric
     from uta_tasks.runs.samples import DocSample, decode_records
 
     docs = [DocSample(line["doc_id"], decode_records(line), {}, line) for line in sampled["samples"]["uta_ifbench_question"]]
     meta = sampled["configs"]["uta_ifbench_question"]["metadata"]
     specs, measured = measure_docs("uta_ifbench_question", meta, docs, None)
-    assert math.isnan(missing_values(specs, measured, set())["share_changed"])
+    assert math.isnan(missing_values(specs, per_metric(specs, measured), set())["share_changed"])
     assert all(m.units["share_changed"] == {} for m in measured)  # no unit behind an interval either
 
 

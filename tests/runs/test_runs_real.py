@@ -38,7 +38,7 @@ def test_uta_summary_on_a_real_run(uta_real_run):
 
 
 def test_counts_agree_with_the_records_and_with_lm_eval(uta_real_run):
-    run = load_run(uta_real_run)
+    run, streamed = load_run(uta_real_run, all_docs=True), load_run(uta_real_run)
     from uta_tasks.runs import estimate
 
     for name in ("uta_ifbench", "uta_ifbench_trunc"):
@@ -46,6 +46,7 @@ def test_counts_agree_with_the_records_and_with_lm_eval(uta_real_run):
         verdicts = [r.verdict for d in task.docs for r in d.records]
         judged = [v for v in verdicts if v is not None and v.judged]
         est = estimate(run, name, output.GENUINE)
+        assert estimate(streamed, name, output.GENUINE) == est  # one pass, no doc kept: the same estimate
         lm_eval_value = task.value(output.GENUINE)
         if judged:
             assert est.n == len(judged) and est.k == sum(bool(v.genuine) for v in judged)

@@ -101,7 +101,7 @@ def measure(records: Sequence[ProbeRecord], scores: Sequence[Scores | None], spe
             values[spec.name] = float(sum(found.values())) if spec.count else share(found)
         elif spec.value is not None:
             values[spec.name] = spec.value(doc)
-    return Measured({m.name: values.get(m.name, _missing(m)) for m in specs}, units)
+    return Measured({m.name: values[m.name] if m.name in values else _missing(m) for m in specs}, units)
 
 
 def doc_metrics(doc: dict, records: list[ProbeRecord], specs: list[MetricSpec], score: Callable[[dict, str], dict],

@@ -29,7 +29,7 @@ from uta_tasks.runs.collect import ReportData, TaskRow
 from uta_tasks.runs.comparability import not_comparable_to
 from uta_tasks.runs.pooled import pool
 from uta_tasks.runs.provenance import task_provenance
-from uta_tasks.runs.run import TaskRun
+from uta_tasks.runs.task_run import TaskRun
 from uta_tasks.schema import output
 
 Verdict = Literal["inside", "outside", "not comparable"]

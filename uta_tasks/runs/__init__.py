@@ -9,8 +9,9 @@ from __future__ import annotations
 from uta_tasks.runs.estimates import Estimate, EstimateSettings, estimate
 from uta_tasks.runs.folder import RunFiles, RunNotFoundError, find_runs, model_name, single_run
 from uta_tasks.runs.jsonio import dumps_strict
-from uta_tasks.runs.run import Run, TaskRun, load_run
+from uta_tasks.runs.run import Run, load_run
 from uta_tasks.runs.summary import build_summary, load_summary, write_summary
+from uta_tasks.runs.task_run import TaskRun
 from uta_tasks.runs.writer import write_run_folders
 
 __all__ = [

@@ -16,7 +16,7 @@ from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.schema import output
 
 if TYPE_CHECKING:
-    from uta_tasks.runs.run import TaskRun
+    from uta_tasks.runs.task_run import TaskRun
 
 
 def _clip(k: float, n: float) -> tuple[float, int] | None:

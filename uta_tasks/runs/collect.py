@@ -138,20 +138,21 @@ def _temperature(value: Any) -> float | None:
 
 
 def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
-            calibration: CalibrationSet | None = None) -> ReportData:
-    """Read every run under the folders.
+            calibration: CalibrationSet | None = None, examples: int = 0) -> ReportData:
+    """Read every run under the folders, each samples file in one pass.
 
     Args:
         folders: lm-eval output folders (or results files).
         settings: interval settings.
         calibration: a judge calibration set: rows get ``genuine_followup_corrected``.
+        examples: per task, the first logged docs kept for showing (:attr:`uta_tasks.runs.TaskRun.examples`).
     """
     settings = settings or EstimateSettings()
     data = ReportData(settings=settings, calibration=None if calibration is None else calibration.describe())
     chosen: dict[tuple[str, float | None, str], TaskRow] = {}
     for folder in folders:
         for files in find_runs(folder):
-            run = load_run(files)
+            run = load_run(files, examples=examples)
             summary = RunSummary.from_json(load_summary(files, settings, run, calibration))
             prov = summary.provenance
             model = display_model(str(prov["model"]))

@@ -16,7 +16,6 @@ The values are written per task in ``summary.json``'s provenance under the same 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,10 +23,10 @@ from typing import Any, Literal
 from uta_tasks.judge.errors import JudgeConfigError
 from uta_tasks.judge.settings import JudgeSettings, judging_enabled
 from uta_tasks.probe.task_settings import SPECS as TASK_SETTING_SPECS
-from uta_tasks.runs.run import TaskRun
+from uta_tasks.runs.facts import number
+from uta_tasks.runs.task_run import TaskRun
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import LEGACY_DEFAULTS
-from uta_tasks.schema.verdict import Verdict
 
 Guard = Literal["gate", "calibration", "paper"]
 GATE: Guard = "gate"
@@ -68,8 +67,14 @@ def _meta(task: TaskRun) -> dict[str, Any]:
     return dict(task.config.get("metadata") or {})
 
 
-def _records(task: TaskRun) -> list[Any]:
-    return [r for doc in task.docs or [] for r in doc.records]
+def _seen(task: TaskRun, key: str) -> list[Any]:
+    """The distinct values the task's records show of a setting, in doc order (what one record
+    shows: :data:`uta_tasks.runs.facts.RECORD_VALUES`); empty without logged records."""
+    return [] if task.facts is None or not task.facts.records else task.facts.seen(key)
+
+
+def _logged(task: TaskRun) -> bool:
+    return task.facts is not None and task.facts.records > 0
 
 
 def one_value(values: Iterable[Any]) -> Any:
@@ -80,20 +85,11 @@ def one_value(values: Iterable[Any]) -> Any:
     return clean[0] if len(clean) == 1 else sorted(clean, key=str)
 
 
-def _number(value: Any) -> Any:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return value
-    return number if math.isfinite(number) else value
-
-
 def _judged(task: TaskRun) -> tuple[Any, str]:
     """Verdicts in the records, else judge metrics in the results, else the metadata (read
     by :func:`~uta_tasks.judge.settings.judging_enabled`, the one rule for "judge off")."""
-    records = _records(task)
-    if records:
-        return any(v is not None for r in records for v in r.verdicts().values()), SOURCE_SAMPLES
+    if _logged(task):
+        return True in _seen(task, output.PROV_JUDGED), SOURCE_SAMPLES
     if any(m in task.values for m in (output.GENUINE, output.GENUINE_REFERENCE, output.UNJUDGED)):
         return True, SOURCE_METADATA
     judge = {k: v for k, v in _meta(task).items() if k == output.META_JUDGE or k.startswith("judge_")}
@@ -103,12 +99,11 @@ def _judged(task: TaskRun) -> tuple[Any, str]:
         return True, SOURCE_METADATA
 
 
-def _from_verdicts(meta_key: str, read: Callable[[Verdict], Any], default: Callable[[], Any]
-                   ) -> Callable[[TaskRun], tuple[Any, str]]:
+def _from_verdicts(key: str, meta_key: str, default: Callable[[], Any]) -> Callable[[TaskRun], tuple[Any, str]]:
     def reader(task: TaskRun) -> tuple[Any, str]:
         if not _judged(task)[0]:
             return None, SOURCE_DEFAULT
-        logged = one_value(read(v) for r in _records(task) for v in r.verdicts().values() if v is not None and read(v))
+        logged = one_value(_seen(task, key))
         if logged is not None:
             return logged, SOURCE_SAMPLES
         meta = _meta(task)
@@ -121,17 +116,15 @@ def _from_verdicts(meta_key: str, read: Callable[[Verdict], Any], default: Calla
 def _judge_temperature(task: TaskRun) -> tuple[Any, str]:
     meta = _meta(task)
     if output.META_JUDGE_TEMPERATURE in meta:
-        return _number(meta[output.META_JUDGE_TEMPERATURE]), SOURCE_METADATA
+        return number(meta[output.META_JUDGE_TEMPERATURE]), SOURCE_METADATA
     return JudgeSettings().temperature, SOURCE_DEFAULT
 
 
 def _temperature(task: TaskRun) -> tuple[Any, str]:
-    found = [_number(((r.generation or {}).get(output.GEN_ASSISTANT) or {}).get(output.GEN_TEMPERATURE, 0.0))
-             for r in _records(task)]
-    if found:
-        return one_value(found), SOURCE_SAMPLES
+    if _logged(task):
+        return one_value(_seen(task, "temperature")), SOURCE_SAMPLES
     gen_kwargs = task.config.get("generation_kwargs") or {}
-    return _number(gen_kwargs.get(output.GEN_TEMPERATURE, 0.0)), SOURCE_METADATA
+    return number(gen_kwargs.get(output.GEN_TEMPERATURE, 0.0)), SOURCE_METADATA
 
 
 def _record_mode(key: str) -> Callable[[TaskRun], tuple[Any, str]]:
@@ -139,12 +132,8 @@ def _record_mode(key: str) -> Callable[[TaskRun], tuple[Any, str]]:
     what :data:`~uta_tasks.schema.probe.LEGACY_DEFAULTS` says unless its role switch names
     it), else the task's metadata, else the value of a run from before the setting."""
     def reader(task: TaskRun) -> tuple[Any, str]:
-        found = []
-        for record in _records(task):
-            legacy = (record.role_switch or {}).get(key) if record.record_version < 3 else None
-            found.append(str(legacy or getattr(record, key)))
-        if found:
-            return one_value(found), SOURCE_SAMPLES
+        if _logged(task):
+            return one_value(_seen(task, key)), SOURCE_SAMPLES
         return _task_setting(key, LEGACY_DEFAULTS[key])(task)
     return reader
 
@@ -160,9 +149,8 @@ def _task_setting(key: str, before: Any) -> Callable[[TaskRun], tuple[Any, str]]
 
 
 def _user_samples(task: TaskRun) -> tuple[Any, str]:
-    records = _records(task)
-    if records:
-        return max(len(r.u_samples or ()) or 1 for r in records), SOURCE_SAMPLES
+    if _logged(task):
+        return max(_seen(task, "user_samples")), SOURCE_SAMPLES
     value, source = _task_setting("user_samples", 1)(task)
     return int(value), source
 
@@ -170,7 +158,7 @@ def _user_samples(task: TaskRun) -> tuple[Any, str]:
 def _question_pool(task: TaskRun) -> tuple[Any, str]:
     if task.perturbation != "question":
         return None, SOURCE_DEFAULT
-    found = one_value(r.question_pool for r in _records(task))
+    found = one_value(_seen(task, "question_pool"))
     if found is not None:
         return found, SOURCE_SAMPLES
     return _task_setting("question_pool", "question_pool_v1")(task)
@@ -223,11 +211,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(output.PROV_JUDGED, "verdicts in the records, else judge metrics in the results, else `judging_enabled` "
             "of the task's judge metadata", _judged, True, "follow-up", _GATE_PAPER, True),
     Setting("judge_model", "the verdicts' `judge_model`, else `--metadata judge_model`, else the package default",
-            _from_verdicts(output.META_JUDGE_MODEL, lambda v: v.judge_model, lambda: JudgeSettings().model),
+            _from_verdicts("judge_model", output.META_JUDGE_MODEL, lambda: JudgeSettings().model),
             None, "follow-up", _ALL),
     Setting("prompt_version", "the verdicts' `prompt_version`, else `--metadata judge_prompt`, else the package "
-            "default", _from_verdicts(output.META_JUDGE_PROMPT, lambda v: v.prompt_version,
-                                      lambda: JudgeSettings().prompt), None, "follow-up", _ALL),
+            "default", _from_verdicts("prompt_version", output.META_JUDGE_PROMPT, lambda: JudgeSettings().prompt),
+            None, "follow-up", _ALL),
     Setting("judge_temperature", "`--metadata judge_temperature`, else the package default", _judge_temperature,
             None, "follow-up", frozenset((GATE, CALIBRATION))),
     Setting("temperature", "pass 1's temperature in the records, else the task's `generation_kwargs`", _temperature,

@@ -54,7 +54,7 @@ def corrected_entry(run: Run, name: str, calibration: CalibrationSet,
     clusters: dict[tuple[str, int], list[float]] = defaultdict(list)
     for task in tasks:
         assert task.observations is not None
-        for key, value in task.observations.values.get(output.GENUINE, {}).items():
+        for key, value in task.observations.units(output.GENUINE).items():
             clusters[(key[0], key[1])].append(value)
     if not clusters:
         return _entry(None, "no judged user turn")

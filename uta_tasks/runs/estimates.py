@@ -22,7 +22,8 @@ from typing import Any
 from uta_tasks.metrics.table import observed_metrics
 from uta_tasks.runs.approx import approx_count, derived_value
 from uta_tasks.runs.observations import Observations
-from uta_tasks.runs.run import Run, TaskRun
+from uta_tasks.runs.run import Run
+from uta_tasks.runs.task_run import TaskRun
 from uta_tasks.schema import output
 from uta_tasks.stats import Interval, newcombe, paired_bootstrap, wilson, z_value
 
@@ -156,8 +157,8 @@ def _diff(tasks: list[TaskRun], settings: EstimateSettings, lm_eval: float | Non
     if not perturbed:
         return None
     if all(t.observations is not None for t in perturbed):
-        pooled = Observations.pooled(t.observations for t in perturbed if t.observations)
-        cand, base = pooled.values.get(output.GENUINE, {}), pooled.values.get(output.GENUINE_BASE, {})
+        parts = [t.observations for t in perturbed if t.observations]
+        cand, base = Observations.pooled(parts, output.GENUINE), Observations.pooled(parts, output.GENUINE_BASE)
         if not set(cand) & set(base):
             return Estimate(output.GENUINE_DIFF, None, counts=SAMPLES, lm_eval=lm_eval)
         pd = paired_bootstrap(cand, base, iterations=settings.iterations, seed=settings.seed,
@@ -258,7 +259,7 @@ def not_kept(run: Run, name: str, metric: str) -> str | None:
 
     for member in run.members(name):
         task = run.tasks.get(member)
-        if task is None or not task.is_uta or task.docs is not None or metric in task.values:
+        if task is None or not task.is_uta or task.logged or metric in task.values:
             continue
         meta = task.config.get("metadata") or {}
         try:

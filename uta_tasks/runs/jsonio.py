@@ -47,8 +47,8 @@ def loads(text: str | bytes, where: str, hint: str = "") -> Any:
     if len(text) > MAX_BYTES:
         raise ValueError(f"{where} holds {len(text):,} bytes of JSON, more than the {MAX_BYTES:,} this reads")
     try:
-        value = json.loads(text)
-        shallow = _within_depth(value)
+        value = json.loads(text, parse_int=_checked_int)
+        shallow = _brackets(text) <= MAX_DEPTH or _within_depth(value)
     except RecursionError:  # json's C scanner stops at the interpreter's recursion limit
         shallow = False
     except ValueError as exc:  # JSONDecodeError, and an integer beyond Python's digit limit
@@ -59,33 +59,39 @@ def loads(text: str | bytes, where: str, hint: str = "") -> Any:
     return value
 
 
-def _within_depth(value: Any) -> bool:
-    """True when ``value`` nests at most :data:`MAX_DEPTH` containers (walked without recursion).
+def _brackets(text: str | bytes) -> int:
+    """How many ``[`` and ``{`` the text holds, strings included: a bound on its nesting that
+    spares most texts the walk of :func:`_within_depth`."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{")
+    return text.count("[") + text.count("{")
 
-    Raises:
-        ValueError: it holds an integer beyond what a float holds (every metric is a float).
-    """
+
+def _within_depth(value: Any) -> bool:
+    """True when ``value`` nests at most :data:`MAX_DEPTH` containers (walked without recursion)."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        elif not isinstance(item, list):
-            _check_number(item)
+        if not isinstance(item, (dict, list)):
             continue
         if depth > MAX_DEPTH:
             return False
-        for child in item:
+        for child in item.values() if isinstance(item, dict) else item:
             if isinstance(child, (dict, list)):
                 stack.append((child, depth + 1))
-            elif isinstance(child, int):
-                _check_number(child)
     return True
 
 
-def _check_number(item: Any) -> None:
-    if isinstance(item, int) and not isinstance(item, bool) and abs(item) > _LARGEST_FLOAT:
-        raise ValueError(f"a number of {len(str(abs(item))):,} digits, beyond what a run file's numbers hold")
+def _checked_int(digits: str) -> int:
+    """A JSON integer, refused beyond what a float holds (every number a run holds is read as one).
+
+    Raises:
+        ValueError: it is longer.
+    """
+    value = int(digits)
+    if len(digits) > 300 and abs(value) > _LARGEST_FLOAT:
+        raise ValueError(f"a number of {len(digits.lstrip('-')):,} digits, beyond what a run file's numbers hold")
+    return value
 
 
 def _deep_line(text: str | bytes) -> str:

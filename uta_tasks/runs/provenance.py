@@ -15,7 +15,8 @@ import uta_tasks
 from uta_tasks.runs.comparability import one_value as _one
 from uta_tasks.runs.comparability import read_settings
 from uta_tasks.runs.folder import model_name
-from uta_tasks.runs.run import Run, TaskRun
+from uta_tasks.runs.run import Run
+from uta_tasks.runs.task_run import TaskRun
 from uta_tasks.schema import output
 
 
@@ -42,10 +43,9 @@ def answers_source(task: TaskRun) -> dict[str, Any] | None:
     Args:
         task: a task of a run.
     """
-    keys = ("path", "task", "samples", "model", "lm_eval_version", "config_digest")
-    found = [{k: r.answer_source.get(k) for k in keys} for d in task.docs or [] for r in d.records if r.answer_source]
-    if found:
-        return found[0]
+    found = task.facts.answer_source if task.facts is not None else None
+    if found is not None:
+        return found
     meta = task.config.get("metadata") or {}
     source = meta.get(output.META_ANSWERS_SOURCE)
     return source or ({"path": meta["answers_from"]} if meta.get("answers_from") else None)

@@ -17,6 +17,7 @@ from uta_tasks import lm_eval_compat as compat
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.metrics.table import lm_eval_aggregation, lm_eval_doc_values
 from uta_tasks.probe.task_settings import TaskSettings
+from uta_tasks.runs.facts import SampleFacts
 from uta_tasks.runs.from_samples import benchmark_of, measure_docs, task_settings
 from uta_tasks.runs.jsonio import read_json
 from uta_tasks.runs.sample_files import SamplesFile, find_samples
@@ -70,7 +71,7 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
         bootstrap_iters: lm-eval's bootstrap iterations for the standard errors.
     """
     first = task.first
-    bench = benchmark_of(task.task, task.meta, task.docs)
+    bench = benchmark_of(task.task, task.meta, first.benchmark)
     specs = task_metrics(bench, first.perturbation, task.settings, judged)
     _, measured = measure_docs(task.task, task.meta, task.docs, bench.primary, specs, bench)
     per_doc = [lm_eval_doc_values(specs, m.values) for m in measured]  # as lm-eval gets them
@@ -118,7 +119,7 @@ def load_scored(paths: Sequence[str | Path]) -> list[ScoredTask]:
             if not docs:
                 raise ValueError(f"{found.path} holds no logged sample: nothing to re-judge")
             meta = _task_meta(found.path.parent / f"{output.RESULTS_PREFIX}{found.date}.json", found.task)
-            settings = task_settings(found.task, meta, docs)
+            settings = task_settings(found.task, meta, SampleFacts.of(docs))
             tasks[found.path] = ScoredTask(found.task, found, root, docs, settings, meta)
     return list(tasks.values())
 

@@ -7,84 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.runs.folder import RunFiles, single_run
-from uta_tasks.runs.from_samples import measure_docs, missing_values
-from uta_tasks.runs.observations import Observations, from_measured
+from uta_tasks.runs.reading import read_task
 from uta_tasks.runs.results_file import read_results
-from uta_tasks.runs.samples import DocSample, read_samples
+from uta_tasks.runs.task_run import TaskRun
 from uta_tasks.schema import output
-
-
-@dataclass
-class TaskRun:
-    """One task of a run.
-
-    Attributes:
-        name: task name.
-        benchmark: ``uta_benchmark`` of the task config (None for tasks that are not uta tasks).
-        perturbation: ``none``, ``trunc`` or ``question``.
-        repeats: lm-eval ``repeats``.
-        n_docs: docs evaluated (lm-eval's effective n-samples), or None when not reported.
-        values: metric -> value from the results JSON (NaN where lm-eval wrote NaN).
-        stderrs: metric -> lm-eval's bootstrap standard error (NaN or absent when it has none).
-        config: the task config lm-eval dumped.
-        docs: the logged samples, or None without --log_samples.
-        observations: per-turn observations from the samples, or None without them.
-        run_config: the run's own settings from the results JSON (``config``: model,
-            ``model_args``, ``gen_kwargs``, ``limit``; and ``system_instruction``).
-        from_samples: metrics the results file does not hold (a run with ``metrics: headline``),
-            computed from the samples into ``values``.
-    """
-
-    name: str
-    benchmark: str | None
-    perturbation: str
-    repeats: int
-    n_docs: int | None
-    values: dict[str, float]
-    stderrs: dict[str, float]
-    config: dict[str, Any]
-    docs: list[DocSample] | None = None
-    observations: Observations | None = None
-    run_config: dict[str, Any] = field(default_factory=dict)
-    from_samples: frozenset[str] = frozenset()
-
-    @property
-    def model_args(self) -> Any:
-        """lm-eval's ``--model_args`` of the run (string or dict as lm-eval wrote it)."""
-        return self.run_config.get("model_args")
-
-    @property
-    def gen_kwargs(self) -> Any:
-        """lm-eval's ``--gen_kwargs`` of the run."""
-        return self.run_config.get("gen_kwargs")
-
-    @property
-    def system_instruction(self) -> str | None:
-        """lm-eval's ``--system_instruction`` of the run, or None."""
-        value = self.run_config.get("system_instruction")
-        return None if value in (None, "") else str(value)
-
-    @property
-    def primary(self) -> str | None:
-        """The benchmark's primary accuracy metric (a wrapped lm-eval task's is in its config)."""
-        bench = BENCHMARKS.get(self.benchmark) if self.benchmark else None
-        return (self.config.get("metadata") or {}).get("uta_primary") if bench is None else bench.primary
-
-    @property
-    def is_uta(self) -> bool:
-        """True for a uta task (its config names a uta benchmark)."""
-        return self.benchmark is not None
-
-    def value(self, metric: str) -> float | None:
-        """A metric's value from the results JSON (None when absent or NaN).
-
-        Args:
-            metric: metric name as lm-eval reports it.
-        """
-        value = self.values.get(metric)
-        return None if value is None or not math.isfinite(value) else value
 
 
 @dataclass
@@ -107,7 +34,7 @@ class Run:
     def has_samples(self) -> bool:
         """True when every uta task of the run has logged samples."""
         uta = [t for t in self.tasks.values() if t.is_uta]
-        return bool(uta) and all(t.docs is not None for t in uta)
+        return bool(uta) and all(t.logged for t in uta)
 
     def members(self, name: str) -> list[str]:
         """The tasks behind a task or group name (a task stands for itself).
@@ -147,7 +74,7 @@ def _flatten(group: str, subtasks: dict[str, list[str]], seen: frozenset[str] = 
     return list(dict.fromkeys(out))
 
 
-def _task(name: str, results: dict[str, Any], files: RunFiles) -> TaskRun:
+def _task(name: str, results: dict[str, Any], files: RunFiles, examples: int, all_docs: bool) -> TaskRun:
     config = (results.get("configs") or {}).get(name) or {}
     meta = config.get("metadata") or {}
     values, stderrs = _split_metrics((results.get("results") or {}).get(name) or {})
@@ -166,20 +93,25 @@ def _task(name: str, results: dict[str, Any], files: RunFiles) -> TaskRun:
     )
     path = files.samples.get(name)
     if task.is_uta and path is not None:
-        task.docs = read_samples(path, whole_lines=False)
-        specs, measured = measure_docs(name, meta, task.docs, task.primary)
-        task.observations = from_measured(name, task.docs, measured)
-        extra = missing_values(specs, measured, set(values))
-        task.values.update(extra)
-        task.from_samples = frozenset(extra)
+        found = read_task(path, name, meta, task.primary, set(values), examples, all_docs)
+        task.observations, task.facts, task.examples, task.all_docs = (found.observations, found.facts,
+                                                                       found.examples, found.docs)
+        task.values.update(found.values)
+        task.from_samples = frozenset(found.values)
     return task
 
 
-def load_run(path: str | Path | RunFiles) -> Run:
+def load_run(path: str | Path | RunFiles, *, examples: int = 0, all_docs: bool = False) -> Run:
     """Read a run (the newest in a folder; see :func:`uta_tasks.runs.folder.single_run`).
+
+    Each samples file is read in one pass, a doc at a time (:mod:`uta_tasks.runs.reading`):
+    the tasks get their measurements, not their docs.
 
     Args:
         path: an lm-eval output folder, a results file, or :class:`RunFiles`.
+        examples: per task, the first logged docs to keep (:attr:`TaskRun.examples`).
+        all_docs: keep every logged doc of every task (:attr:`TaskRun.docs`); memory grows with
+            the samples files, for a reader that needs each record.
     """
     files = path if isinstance(path, RunFiles) else single_run(path)
     results = read_results(files.results)
@@ -188,5 +120,5 @@ def load_run(path: str | Path | RunFiles) -> Run:
     run.groups = {group: _flatten(group, subtasks) for group in subtasks}
     for name in results["results"]:
         if name not in subtasks:
-            run.tasks[name] = _task(name, results, files)
+            run.tasks[name] = _task(name, results, files, examples, all_docs)
     return run

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,8 +62,9 @@ def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeR
 RECORD_TEXTS = (output.SAMPLE_RESPS, "resps", "arguments")
 
 
-def read_samples(path: Path, whole_lines: bool = True) -> list[DocSample]:
-    """Read a ``samples_<task>_<date>.jsonl`` file of a uta task, in doc order.
+def iter_samples(path: Path, whole_lines: bool = True) -> Iterator[DocSample]:
+    """Each logged doc of a ``samples_<task>_<date>.jsonl`` file of a uta task, in file order,
+    one line decoded at a time (a reader that measures docs as they come holds none of them).
 
     Args:
         path: the samples file.
@@ -70,7 +72,6 @@ def read_samples(path: Path, whole_lines: bool = True) -> list[DocSample]:
             again); False leaves out :data:`RECORD_TEXTS`, a third of the memory a run's
             samples take, for readers that measure and show them.
     """
-    docs: list[DocSample] = []
     for where, sample in read_jsonl(path):
         if not isinstance(sample, dict) or not isinstance(sample.get(output.SAMPLE_DOC_ID), int):
             raise ValueError(f"{where}: no integer {output.SAMPLE_DOC_ID}; is this a uta task's samples file?")
@@ -81,6 +82,15 @@ def read_samples(path: Path, whole_lines: bool = True) -> list[DocSample]:
         records = decode_records(sample, where)
         if not whole_lines:
             sample = {k: v for k, v in sample.items() if k not in RECORD_TEXTS}
-        docs.append(DocSample(sample[output.SAMPLE_DOC_ID], records, metrics, sample))
-    docs.sort(key=lambda d: d.doc_id)
-    return docs
+        yield DocSample(sample[output.SAMPLE_DOC_ID], records, metrics, sample)
+
+
+def read_samples(path: Path, whole_lines: bool = True) -> list[DocSample]:
+    """Every logged doc of a ``samples_<task>_<date>.jsonl`` file of a uta task, in doc order
+    (:func:`iter_samples`, sorted by ``doc_id``; docs of the same id keep their file order).
+
+    Args:
+        path: the samples file.
+        whole_lines: as :func:`iter_samples`.
+    """
+    return sorted(iter_samples(path, whole_lines), key=lambda d: d.doc_id)

@@ -22,6 +22,7 @@ and write it when it is not.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,7 +77,7 @@ def build_summary(run: Run, settings: EstimateSettings | None = None,
     c = settings.confidence
     tasks = {
         name: TaskSummary(name, _typed(_metrics(run, name, settings, calibration), c), task.benchmark,
-                          task.perturbation, task.repeats, task.n_docs, task.docs is not None)
+                          task.perturbation, task.repeats, task.n_docs, task.logged)
         for name, task in run.tasks.items()
     }
     groups = {
@@ -135,21 +136,25 @@ def write_summary(run: Run | RunFiles | str | Path, settings: EstimateSettings |
     return write_json(loaded.files.summary, build_summary(loaded, settings, calibration))
 
 
-def load_summary(files: RunFiles, settings: EstimateSettings | None = None, run: Run | None = None,
+def load_summary(files: RunFiles, settings: EstimateSettings | None = None,
+                 run: Run | Callable[[], Run] | None = None,
                  calibration: CalibrationSet | None = None) -> dict[str, Any]:
     """The run's summary: ``summary.json`` when it is current, else built now and written.
 
     Args:
         files: the run's files.
         settings: interval settings the summary must have been made with.
-        run: the loaded run, when the caller has it already.
+        run: the loaded run when the caller has it already, or how the caller reads it (called
+            only when the summary must be built, so that a caller that needs the run anyway
+            reads its samples once); default :func:`load_run`.
         calibration: the calibration set the summary must have been made with.
     """
     settings = settings or EstimateSettings()
     found = _current(files.summary, files, settings, calibration)
     if found is not None and redact_value(found) == found:
         return found
-    data = build_summary(run or load_run(files), settings, calibration)
+    loaded = run if isinstance(run, Run) else run() if run is not None else load_run(files)
+    data = build_summary(loaded, settings, calibration)
     try:
         write_json(files.summary, data)
     except OSError as exc:  # a read-only artifact folder still gets a report

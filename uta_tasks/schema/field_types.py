@@ -19,8 +19,10 @@ _JSON_TYPES: dict[Any, tuple[type, ...]] = {str: (str,), bool: (bool,), int: (in
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _field_checkers(cls: type) -> dict[str, tuple[Any, Callable[[Any], bool]]]:
+    """Each field's hint and its test, worked out once per class (a ``typing`` union hashes
+    its arms on every lookup: too slow for the per-record loop)."""
+    return {name: (hint, _checker(hint)) for name, hint in typing.get_type_hints(cls).items()}
 
 
 @functools.cache
@@ -30,7 +32,11 @@ def _checker(hint: Any) -> Callable[[Any], bool]:
     every record, so ``typing`` stays out of the per-record loop)."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        arms = tuple(_checker(arm) for arm in typing.get_args(hint))
+        args = typing.get_args(hint)
+        plain = _plain_kinds(args)
+        if plain is not None:  # ``str | None`` and the like: one isinstance
+            return lambda value: isinstance(value, plain)
+        arms = tuple(_checker(arm) for arm in args)
         return lambda value: any(arm(value) for arm in arms)
     if hint is type(None):
         return lambda value: value is None
@@ -52,6 +58,21 @@ def _checker(hint: Any) -> Callable[[Any], bool]:
     return lambda value: isinstance(value, kinds)
 
 
+def _plain_kinds(args: tuple[Any, ...]) -> tuple[type, ...] | None:
+    """The types a union of plain JSON types and None accepts, or None when an arm is more
+    than that (a list, a dict of something, a class of ours) or is ``int`` (which refuses a
+    bool, that ``isinstance`` would take)."""
+    kinds: list[type] = []
+    for arm in args:
+        if arm is type(None):
+            kinds.append(arm)
+        elif arm in _JSON_TYPES and arm is not Any and arm is not int:
+            kinds.extend(_JSON_TYPES[arm])
+        else:
+            return None
+    return tuple(kinds)
+
+
 def check_field_types(cls: type, data: dict[str, Any], what: str) -> None:
     """Raise ``ValueError`` when a key of ``data`` that is a field of the dataclass ``cls``
     holds a value of another type than the field declares.
@@ -61,10 +82,11 @@ def check_field_types(cls: type, data: dict[str, Any], what: str) -> None:
         data: the decoded JSON object.
         what: names the object in the message (``a probe record``).
     """
-    hints = _hints(cls)
+    checkers = _field_checkers(cls)
     for name, value in data.items():
-        hint = hints.get(name)
-        if hint is not None and not _checker(hint)(value):
+        found = checkers.get(name)
+        if found is not None and not found[1](value):
+            hint = found[0]
             raise ValueError(f"{what}: field {name!r} is {type(value).__name__} {_excerpt(value)}, not {hint}")
 
 

@@ -173,7 +173,7 @@ def _observations(side: Side, members: list[str], metric: str) -> dict | None:
     tasks = [side.run.tasks.get(t) for t in members]
     if any(t is None or t.observations is None for t in tasks):
         return None
-    return Observations.pooled(t.observations for t in tasks if t and t.observations).values.get(metric, {})
+    return Observations.pooled([t.observations for t in tasks if t and t.observations], metric)
 
 
 def _regression(rule: Rule, cand: Side, base: Side | None, settings: GateSettings) -> RuleResult:

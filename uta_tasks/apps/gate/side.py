@@ -60,10 +60,13 @@ class Side:
 
     @property
     def summary(self) -> dict[str, Any]:
-        """The run's ``summary.json`` (read when current, else written from the run)."""
+        """The run's ``summary.json`` (read when current, else written from the run, which is
+        then kept: its samples are read once)."""
         if self._summary is None:
             try:
-                self._summary = load_summary(self.files, self.settings, self._run, self.calibration)
+                self._summary = load_summary(self.files, self.settings, lambda: self.run, self.calibration)
+            except GateInputError:
+                raise
             except (OSError, ValueError, KeyError) as exc:
                 raise GateInputError(f"{self.role} {self.files.results}: {exc}") from None
         return self._summary

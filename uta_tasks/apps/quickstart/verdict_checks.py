@@ -56,7 +56,7 @@ def check_run(run: Path | RunFiles) -> dict[str, dict[str, SlotCheck]]:
 
     files = run if isinstance(run, RunFiles) else find_runs(run)[0]
     checks: dict[str, dict[str, SlotCheck]] = {}
-    for name, task in load_run(files).tasks.items():
+    for name, task in load_run(files, all_docs=True).tasks.items():
         if not task.is_uta or task.docs is None:
             continue
         slots = checks.setdefault(name, {slot: SlotCheck() for slot in SLOTS})

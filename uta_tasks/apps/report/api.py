@@ -64,7 +64,7 @@ def build_report(
     calib, retest_data = read_inputs(calibration, retest)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    data = collect(list(folders), settings, calib)
+    data = collect(list(folders), settings, calib, examples=max_samples)
     data.retest = retest_data
     tables = all_tables(data) + paper_tables(data, families, tolerance_pp)
     figures = draw_figures(data, out / "figures")

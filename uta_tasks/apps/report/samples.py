@@ -28,11 +28,11 @@ def _verdict_fields(verdict: Verdict | None, suffix: str = "") -> dict[str, Any]
     }
 
 
-def sample_rows(data: ReportData, max_per_task: int = 100) -> tuple[list[dict[str, Any]], int]:
+def sample_rows(data: ReportData, max_per_task: int) -> tuple[list[dict[str, Any]], int]:
     """Browser rows of every logged user turn (at most ``max_per_task`` docs per task).
 
     Args:
-        data: the report data.
+        data: the report data (read with ``examples`` at least ``max_per_task``: :func:`collect`).
         max_per_task: docs shown per task and temperature.
 
     Returns:
@@ -42,10 +42,10 @@ def sample_rows(data: ReportData, max_per_task: int = 100) -> tuple[list[dict[st
     left_out = 0
     for row in data.rows:
         task = row.run.tasks.get(row.task)
-        if task is None or task.docs is None:
+        if task is None or task.facts is None:
             continue
-        left_out += max(0, len(task.docs) - max_per_task)
-        for doc in task.docs[:max_per_task]:
+        left_out += max(0, task.facts.docs - max_per_task)
+        for doc in task.examples[:max_per_task]:
             for repeat, record in enumerate(doc.records):
                 verdict = record.verdict
                 item = {

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import defaultdict
 
 from uta_tasks.apps.report.svg import Point, Series, line_chart
-from uta_tasks.datasets.heldout import user_turn
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.schema import output
 from uta_tasks.stats.proportion import wilson
@@ -29,15 +28,12 @@ def turn_counts(data: ReportData) -> dict[str, Counts]:
     out: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for row in data.rows:
         task = row.run.tasks.get(row.task)
-        if row.perturbation != output.PERTURBATION_NONE or task is None or not task.docs:
+        if row.perturbation != output.PERTURBATION_NONE or task is None or task.facts is None:
             continue
-        for doc in task.docs:
-            for record in doc.records:
-                if not record.given_answer or record.verdict is None or record.verdict.genuine is None:
-                    continue
-                cell = out[f"{row.model} {row.benchmark}"][user_turn(record.messages)]
-                cell[0] += 1
-                cell[1] += int(record.verdict.genuine)
+        for turn, (judged, genuine) in task.facts.user_turns.items():
+            cell = out[f"{row.model} {row.benchmark}"][turn]
+            cell[0] += judged
+            cell[1] += genuine
     return {name: {turn: (c[0], c[1]) for turn, c in sorted(cells.items())} for name, cells in out.items()}
 
 
