@@ -7,16 +7,30 @@ object: the baseline renders the prompts itself and calls ``generate_until`` twi
 hook side runs the ``uta_ifbench`` requests through ``generate_user_turn`` (judge off).
 The printed ratio is hook time / baseline time (1.00 = no overhead); the runs alternate
 so that both sides see the same machine load.
+
+The model runs on ``--threads`` threads (default 1). On a shared 2-core machine torch's
+default (one OpenMP thread per core) makes every small operation wait at a barrier for
+a thread the scheduler has put aside: SmolLM2 then generated 2 documents x 48 tokens in
+61 s instead of 7.5 s (load average about 6), and ``bench()`` ran for more than 15
+minutes. The ratio compares both sides on the same model object, so the thread count
+changes the seconds, not what is compared.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
 
-def _model(backend: str, model_dir: str):
+def _model(backend: str, model_dir: str, threads: int):
+    # Before torch (and vLLM's worker) start their OpenMP pools; set_num_threads for a torch
+    # already imported in this process.
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    import torch
+
+    torch.set_num_threads(threads)
     if backend == "vllm":
         from lm_eval.models.vllm_causallms import VLLM
 
@@ -57,7 +71,7 @@ def _hook(lm, instances) -> float:
 
 
 def measure(docs: int = 16, rounds: int = 2, backend: str = "hf", model: str | None = None,
-            max_gen_toks: int = 48, user_max_gen_toks: int = 24) -> tuple[float, float]:
+            max_gen_toks: int = 48, user_max_gen_toks: int = 24, threads: int = 1) -> tuple[float, float]:
     """Median seconds of the baseline and of the hook over ``rounds`` alternating runs.
 
     Args:
@@ -67,10 +81,11 @@ def measure(docs: int = 16, rounds: int = 2, backend: str = "hf", model: str | N
         model: Model directory (default: the embedded SmolLM2).
         max_gen_toks: Answer tokens.
         user_max_gen_toks: User-turn tokens.
+        threads: Threads of the model (see the module doc).
     """
     from uta_tasks.embedded import smollm2
 
-    lm = _model(backend, model or str(smollm2.prepare()))
+    lm = _model(backend, model or str(smollm2.prepare()), threads)
     instances = _requests(docs, user_max_gen_toks)
     gen = dict(instances[0].args[1], max_gen_toks=max_gen_toks)
     for inst in instances:
@@ -85,14 +100,13 @@ def measure(docs: int = 16, rounds: int = 2, backend: str = "hf", model: str | N
 
 def bench() -> list[dict]:
     """``make bench`` row (perf/README.md): hook / two plain calls, HF backend, the embedded SmolLM2."""
-    import os
-
     load = os.getloadavg()[0]
+    start = time.perf_counter()
     b, h = measure()
     return [{"name": "two-pass hook / two plain generate_until calls (hf, SmolLM2, 16 docs)", "ratio": h / b,
              "goal": 1.1, "direction": "at most",
-             "note": f"baseline {b:.2f} s, hook {h:.2f} s (medians of 2); load average {load:.1f} -> "
-                     f"{os.getloadavg()[0]:.1f}"}]
+             "note": f"baseline {b:.2f} s, hook {h:.2f} s (medians of 2, 48 + 24 tokens, 1 thread); "
+                     f"{time.perf_counter() - start:.0f} s in all; load average {load:.1f} -> {os.getloadavg()[0]:.1f}"}]
 
 
 def main() -> None:
@@ -103,8 +117,10 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="model directory (default: the embedded SmolLM2)")
     parser.add_argument("--max-gen-toks", type=int, default=48)
     parser.add_argument("--user-max-gen-toks", type=int, default=24)
+    parser.add_argument("--threads", type=int, default=1, help="model threads (see the module doc)")
     args = parser.parse_args()
-    b, h = measure(args.docs, args.rounds, args.backend, args.model, args.max_gen_toks, args.user_max_gen_toks)
+    b, h = measure(args.docs, args.rounds, args.backend, args.model, args.max_gen_toks, args.user_max_gen_toks,
+                   args.threads)
     print(f"docs={args.docs} backend={args.backend} rounds={args.rounds}")
     print(f"baseline (two plain generate_until calls): {b:.2f} s")
     print(f"two-pass hook (generate_user_turn):        {h:.2f} s")
