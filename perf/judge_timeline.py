@@ -17,9 +17,15 @@ product code carries no instrumentation. Printed:
 - a timeline, one line per bucket: the window, successful requests in flight (mean),
   429s, answers, requests waiting for a slot, items sleeping before a retry.
 
+With ``--compare-httpx N`` it instead runs N rounds of two runs each, the client on
+httpx's default transport (the baseline: the judge before it used aiohttp) and as it
+is, in alternation against one double, and prints the capacity split of every run side
+by side with the client's CPU per request (the process's CPU time / requests).
+
 Run from the repository root::
 
     PYTHONPATH=$PWD python perf/judge_timeline.py [--items 600] [--retry-after 1|none] [--bucket 0.25]
+    PYTHONPATH=$PWD python perf/judge_timeline.py --compare-httpx 3 [--items 600]
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import openai
 from judge_throughput import BASE_SETTINGS, FaultConfig, make_items, retry_after_arg, simulated_api
 
 from uta_tasks.judge import JudgeSettings, judge_all
@@ -178,24 +185,79 @@ def timeline(trace: Trace, start: float, end: float, bucket: float, items: int) 
     return rows
 
 
+@contextmanager
+def httpx_transport() -> Iterator[None]:
+    """The judge's client on httpx's default transport for the duration (the baseline of ``--compare-httpx``)."""
+    aiohttp_client = openai.DefaultAioHttpClient
+    openai.DefaultAioHttpClient = openai.DefaultAsyncHttpxClient  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        openai.DefaultAioHttpClient = aiohttp_client  # type: ignore[misc]
+
+
+def traced_run(api: Any, settings: JudgeSettings, items: int, offset: int) -> dict[str, Any]:
+    """Judge ``items`` distinct items once against the running double, traced."""
+    with traced() as trace:
+        batch = make_items(items, offset=offset)
+        api.send("reset")
+        api.recv()
+        cpu = time.process_time()
+        start = time.monotonic()
+        result = judge_all(batch, settings)
+        end = time.monotonic()
+        cpu = time.process_time() - cpu
+    lost = sum(1 for verdict in result.verdicts if not verdict.judged)
+    return {"trace": trace, "start": start, "end": end, "lost": lost, "rate_limited": result.rate_limited,
+            "cpu_per_call": cpu / max(1, result.calls)}
+
+
 def run(items: int, capacity: int, latency: float, retry_after: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
     """Judge ``items`` distinct items once, traced; return the figures and the trace."""
     config = FaultConfig(delay=latency, capacity=capacity, retry_after=retry_after)
     with simulated_api(config) as (url, api):
         settings = JudgeSettings.from_metadata({**BASE_SETTINGS, "judge_base_url": url, **overrides})
         judge_all(make_items(capacity, offset=10_000_000), settings)  # warm-up: the HTTP stack's first import
-        with traced() as trace:
-            batch = make_items(items, offset=0)
-            api.send("reset")
-            api.recv()
-            start = time.monotonic()
-            result = judge_all(batch, settings)
-            end = time.monotonic()
+        out = traced_run(api, settings, items, offset=0)
         api.send("timings")
-        served = api.recv()
-    lost = sum(1 for verdict in result.verdicts if not verdict.judged)
-    return {"trace": trace, "start": start, "end": end, "lost": lost, "rate_limited": result.rate_limited,
-            "served": served}
+        out["served"] = api.recv()
+    return out
+
+
+def compare_httpx(items: int, capacity: int, latency: float, retry_after: str | None, rounds: int) -> None:
+    """``--compare-httpx``: the capacity split of httpx-transport and as-is runs, alternating."""
+    config = FaultConfig(delay=latency, capacity=capacity, retry_after=retry_after)
+    load = [os.getloadavg()[0]]
+    columns: list[tuple[str, dict[str, Any], Split]] = []
+    with simulated_api(config) as (url, api):
+        settings = JudgeSettings.from_metadata({**BASE_SETTINGS, "judge_base_url": url})
+        with httpx_transport():
+            judge_all(make_items(capacity, offset=10_000_000), settings)  # warm-up of both transports
+        judge_all(make_items(capacity, offset=10_100_000), settings)
+        for round_ in range(rounds):
+            for name in ("httpx", "as is"):
+                offset = (2 * round_ + (name == "as is")) * 100_000
+                if name == "httpx":
+                    with httpx_transport():
+                        out = traced_run(api, settings, items, offset)
+                else:
+                    out = traced_run(api, settings, items, offset)
+                split = split_capacity(out["trace"], items, capacity, latency, out["start"], out["end"])
+                columns.append((f"{name} {round_ + 1}", out, split))
+                load.append(os.getloadavg()[0])
+    ceiling = capacity / latency
+    print(f"{items} items, K={capacity}, {latency * 1000:.0f} ms, Retry-After "
+          f"{retry_after if retry_after is not None else 'none'}; {rounds} round(s) of httpx transport / as is; "
+          f"load average {' -> '.join(f'{value:.2f}' for value in load)} on {os.cpu_count()} cores")
+    print("| share of capacity | " + " | ".join(name for name, _, _ in columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    print("| verdicts/s / (K/latency) | " + " | ".join(
+        f"{(items - out['lost']) / (out['end'] - out['start']) / ceiling:.3f}" for _, out, _ in columns) + " |")
+    for part in columns[0][2].parts:
+        print(f"| {part} | " + " | ".join(f"{split.parts[part] / split.total:.3f}" for _, _, split in columns) + " |")
+    print("| client CPU per request (ms) | " + " | ".join(
+        f"{out['cpu_per_call'] * 1000:.2f}" for _, out, _ in columns) + " |")
+    print("| 429s / lost | " + " | ".join(f"{out['rate_limited']} / {out['lost']}" for _, out, _ in columns) + " |")
 
 
 def main() -> None:
@@ -206,8 +268,13 @@ def main() -> None:
     parser.add_argument("--retry-after", type=retry_after_arg, default="1",
                         help="Retry-After of a 429 in seconds, or 'none' for no header")
     parser.add_argument("--bucket", type=float, default=0.25, help="seconds per timeline line")
+    parser.add_argument("--compare-httpx", type=int, default=0, metavar="ROUNDS",
+                        help="alternate runs on httpx's transport (baseline) and as is; print the splits")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
+    if args.compare_httpx:
+        compare_httpx(args.items, args.capacity, args.latency, args.retry_after, args.compare_httpx)
+        return
     load = os.getloadavg()
     out = run(args.items, args.capacity, args.latency, args.retry_after, {})
     trace, start, end = out["trace"], out["start"], out["end"]

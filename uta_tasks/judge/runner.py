@@ -144,7 +144,7 @@ async def _judge_pending(
         usage[key].rate_limited = outcome.rate_limited
         usage[key].input_tokens = outcome.input_tokens
         usage[key].output_tokens = outcome.output_tokens
-        if verdict.judged or verdict.reason_code in reasons.CACHEABLE_UNJUDGED:
+        if cache.path is not None and (verdict.judged or verdict.reason_code in reasons.CACHEABLE_UNJUDGED):
             # A paid reply that stayed invalid is cached too, so a rerun does not pay again;
             # outages, truncation and unreadable bodies are retried by the next run.
             cache.put(key, verdict.to_dict())
