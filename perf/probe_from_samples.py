@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "tests" / "pipeline"))
 
 TASK = "uta_wrap_gsm8k"
 NO_JUDGE = {"judge": "none", "user_max_gen_toks": 64}
+FULL, CHEAP = "full run", "from samples"
 
 
 def _model(backend: str, words: int, cut: bool) -> Any:
@@ -83,6 +84,61 @@ def _evaluate(lm: Any, tasks: list[str], include: Path, metadata: dict, **kwargs
                                    bootstrap_iters=0, **kwargs)
 
 
+def measure(backend: str = "scripted", docs: int = 6, words: int = 600, cut: bool = False,
+            max_gen_toks: int | None = None, rounds: int = 3) -> dict[str, Any]:
+    """Both sides, alternating: tokens generated and wall seconds (median) per side."""
+    budget = max_gen_toks or (4096 if backend == "scripted" else 256)
+    gen = {"max_gen_toks": budget}
+
+    from saved_lm_eval_runs import GSM8K, plain_gsm8k_folder, save
+
+    from uta_tasks.wrap.check import plan
+    from uta_tasks.wrap.yamls import write
+
+    lm = _model(backend, words, cut)
+    counter = _Counter(lm)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write(folder / "wrap", plan(["gsm8k"]), {})
+        plain = _evaluate(lm, ["gsm8k"], plain_gsm8k_folder(folder / "plain"), {}, limit=docs,
+                          apply_chat_template=True, num_fewshot=0, gen_kwargs=gen)
+        saved = save(plain, folder / "saved")
+        meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K)}
+        sides = {FULL: meta, CHEAP: {**meta, "answers_from": str(saved)}}
+        times: dict[str, list[float]] = {name: [] for name in sides}
+        tokens: dict[str, int] = {}
+        for _ in range(rounds):
+            for name, metadata in sides.items():
+                counter.tokens = 0
+                start = time.perf_counter()
+                _evaluate(lm, [TASK], folder / "wrap", metadata, limit=docs, gen_kwargs=gen)
+                times[name].append(time.perf_counter() - start)
+                tokens[name] = counter.tokens
+    return {"budget": budget, "tokens": tokens, "seconds": {name: statistics.median(t) for name, t in times.items()}}
+
+
+def bench() -> list[dict]:
+    """make bench: the scripted reasoning model (a 600-word trace before each answer), 6 documents,
+    3 rounds. Tokens: what the model generates from samples / in a full run; the answers are
+    most of a reasoning model's budget, so the probe from samples generates a tenth at most.
+    Wall time, without a goal: the harness's own work only (the scripted model computes
+    nothing per token), where reading and checking the saved run is a cost that generating
+    for free does not have; with a real model generation decides (``--backend hf``)."""
+    import os
+
+    figures = measure()
+    tokens, seconds = figures["tokens"], figures["seconds"]
+    note = (f"scripted reasoning model, 6 docs, 600-word traces, answer budget {figures['budget']}, median of 3; "
+            f"tokens {tokens[CHEAP]:,} / {tokens[FULL]:,}; seconds {seconds[CHEAP]:.2f} / {seconds[FULL]:.2f}; "
+            f"load average {os.getloadavg()[0]:.1f}")
+    return [
+        {"name": "probe from saved samples / full run: tokens generated", "ratio": tokens[CHEAP] / tokens[FULL],
+         "goal": 0.1, "direction": "at most", "note": note},
+        {"name": "probe from saved samples / full run: wall seconds of the harness (scripted model)",
+         "ratio": seconds[CHEAP] / seconds[FULL], "goal": None, "direction": "at most", "note": note},
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=("scripted", "hf", "vllm"), default="scripted")
@@ -93,40 +149,15 @@ def main() -> None:
                         help="answer budget (default: 4096 scripted, 256 for SmolLM2)")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    budget = args.max_gen_toks or (4096 if args.backend == "scripted" else 256)
-    gen = {"max_gen_toks": budget}
-
-    from saved_lm_eval_runs import GSM8K, plain_gsm8k_folder, save
-
-    from uta_tasks.wrap.check import plan
-    from uta_tasks.wrap.yamls import write
-
-    lm = _model(args.backend, args.words, args.cut)
-    counter = _Counter(lm)
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        write(folder / "wrap", plan(["gsm8k"]), {})
-        plain = _evaluate(lm, ["gsm8k"], plain_gsm8k_folder(folder / "plain"), {}, limit=args.docs,
-                          apply_chat_template=True, num_fewshot=0, gen_kwargs=gen)
-        saved = save(plain, folder / "saved")
-        meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K)}
-        sides = {"full run": meta, "from samples": {**meta, "answers_from": str(saved)}}
-        times: dict[str, list[float]] = {name: [] for name in sides}
-        tokens: dict[str, int] = {}
-        for _ in range(args.rounds):
-            for name, metadata in sides.items():
-                counter.tokens = 0
-                start = time.perf_counter()
-                _evaluate(lm, [TASK], folder / "wrap", metadata, limit=args.docs, gen_kwargs=gen)
-                times[name].append(time.perf_counter() - start)
-                tokens[name] = counter.tokens
-    full, cheap = "full run", "from samples"
+    figures = measure(args.backend, args.docs, args.words, args.cut, args.max_gen_toks, args.rounds)
+    tokens, seconds = figures["tokens"], figures["seconds"]
     cut = " (saved answers cut at a stop string)" if args.backend == "scripted" and args.cut else ""
-    print(f"backend {args.backend}{cut}, {args.docs} documents, answer budget {budget}, {args.rounds} rounds (median)")
-    for name in sides:
-        print(f"  {name:>12}: {tokens[name]:>8,} tokens generated, {statistics.median(times[name]):8.2f} s")
-    print(f"  ratio from samples / full run: tokens {tokens[cheap] / tokens[full]:.3f}, "
-          f"wall time {statistics.median(times[cheap]) / statistics.median(times[full]):.3f}")
+    print(f"backend {args.backend}{cut}, {args.docs} documents, answer budget {figures['budget']}, "
+          f"{args.rounds} rounds (median)")
+    for name in (FULL, CHEAP):
+        print(f"  {name:>12}: {tokens[name]:>8,} tokens generated, {seconds[name]:8.2f} s")
+    print(f"  ratio from samples / full run: tokens {tokens[CHEAP] / tokens[FULL]:.3f}, "
+          f"wall time {seconds[CHEAP] / seconds[FULL]:.3f}")
 
 
 if __name__ == "__main__":
