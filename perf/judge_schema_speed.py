@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 ROUNDS = 3
+PROBE_TOKENS = 8
 GOAL = 1.2
 
 
@@ -52,13 +53,17 @@ class Batch:
     Attributes:
         seconds: wall time from the first request to the last reply.
         cpu: CPU seconds the server's processes used meanwhile.
+        engine_cpu: of which its EngineCore process (the scheduler).
         tokens: output tokens per prompt.
+        prompt_tokens: prompt tokens over the batch.
         verdicts: per prompt, ``judged`` or why the judge's parser rejected the reply.
     """
 
     seconds: float
     cpu: float
+    engine_cpu: float
     tokens: list[int]
+    prompt_tokens: int
     verdicts: list[str]
 
     @property
@@ -100,21 +105,25 @@ def judge_prompts(run: Path) -> list[list[dict[str, str]]]:
     return [template.render(item) for item in distinct.values()]
 
 
-def _server_cpu(pid: int) -> float:
+def _server_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds so far of the server's process group, and of its EngineCore (the scheduler,
+    where the grammar's token masks are computed) alone."""
     import psutil
 
-    total = 0.0
+    total = engine = 0.0
     try:
         root = psutil.Process(pid)
         for process in (root, *root.children(recursive=True)):
-            with_times = process.cpu_times()
-            total += with_times.user + with_times.system
+            times = process.cpu_times()
+            total += times.user + times.system
+            if "EngineCore" in process.name():
+                engine += times.user + times.system
     except psutil.NoSuchProcess:
         pass
-    return total
+    return total, engine
 
 
-async def _one(client: Any, body: dict[str, Any]) -> tuple[int, str]:
+async def _one(client: Any, body: dict[str, Any]) -> tuple[int, int, str]:
     from uta_tasks.judge.errors import ReplyError
     from uta_tasks.judge.parse import parse_reply
 
@@ -125,14 +134,16 @@ async def _one(client: Any, body: dict[str, Any]) -> tuple[int, str]:
         verdict = "judged"
     except ReplyError as exc:
         verdict = str(exc)[:80]
-    return reply.usage.completion_tokens, verdict
+    return reply.usage.completion_tokens, reply.usage.prompt_tokens, verdict
 
 
 async def _batch(client: Any, bodies: list[dict[str, Any]], pid: int) -> Batch:
-    cpu, start = _server_cpu(pid), time.perf_counter()
+    (cpu, engine), start = _server_cpu(pid), time.perf_counter()
     replies = await asyncio.gather(*(_one(client, body) for body in bodies))
     seconds = time.perf_counter() - start
-    return Batch(seconds, _server_cpu(pid) - cpu, [tokens for tokens, _ in replies], [v for _, v in replies])
+    cpu_after, engine_after = _server_cpu(pid)
+    return Batch(seconds, cpu_after - cpu, engine_after - engine, [reply[0] for reply in replies], sum(reply[1] for reply in replies),
+                 [reply[2] for reply in replies])
 
 
 def _bodies(prompts: list[list[dict[str, str]]], schema: bool, lengths: list[int] | None = None) -> list[dict[str, Any]]:
@@ -161,6 +172,8 @@ class Figures:
     Attributes:
         config: the ``--structured-outputs-config`` the server ran with.
         calls: distinct judge calls.
+        first: the server's first request with the schema and the next one without it (short,
+            as the judge's preflight): the backend's start and the schema's compilation.
         free: one batch without the schema and without a forced length.
         cold: per round, (with the schema, without it at the same lengths), each after the
             server's prefix cache was emptied: every prompt is prefilled, as in the quickstart.
@@ -170,6 +183,7 @@ class Figures:
 
     config: str
     calls: int
+    first: tuple[Batch, Batch]
     free: Batch
     cold: list[tuple[Batch, Batch]]
     warm: list[tuple[Batch, Batch]]
@@ -190,14 +204,18 @@ class Figures:
         med = statistics.median
         with_s, without = [s for s, _ in pairs], [n for _, n in pairs]
         cpu = med(s.cpu / n.cpu for s, n in pairs)
+        engine = (med(b.engine_cpu for b in with_s), med(b.engine_cpu for b in without))
         return (
-            f"{self.calls} quickstart judge calls at once, {len(pairs)} alternating rounds (medians); "
+            f"{self.calls} quickstart judge calls ({self.free.prompt_tokens} prompt tokens) at once, "
+            f"{len(pairs)} alternating rounds (medians); "
             f"with schema {med(b.seconds for b in with_s):.2f} s, {med(b.rate for b in with_s):.1f} output tok/s; "
             f"without, same {med(sum(b.tokens) for b in with_s):.0f} output tokens, "
             f"{med(b.seconds for b in without):.2f} s, {med(b.rate for b in without):.1f} tok/s; server CPU "
-            f"seconds ratio {cpu:.2f}; schema replies unparsed {self.unparsed} of {len(self.cold + self.warm) * self.calls}; "
+            f"seconds ratio {cpu:.2f} (EngineCore {engine[0]:.1f} s with, {engine[1]:.1f} s without); schema replies unparsed {self.unparsed} of {len(self.cold + self.warm) * self.calls}; "
             f"unconstrained (no schema, no forced length) {sum(self.free.tokens)} tokens in {self.free.seconds:.2f} s, "
-            f"{self.free.unparsed} of {self.calls} unparsed; --structured-outputs-config {self.config}; "
+            f"{self.free.unparsed} of {self.calls} unparsed; first request with the schema "
+            f"{self.first[0].seconds:.2f} s, the next without {self.first[1].seconds:.2f} s; "
+            f"--structured-outputs-config {self.config}; "
             f"load average {self.load[0]:.1f} -> {self.load[1]:.1f}"
         )
 
@@ -239,20 +257,27 @@ def measure(prompts: list[list[dict[str, str]]], rounds: int = ROUNDS, config: s
         if cold:
             _reset_prefix_cache(port)
         without = await _batch(client, _bodies(prompts, False, with_schema.tokens), pid)
-        print(f"{label}: with {with_schema.seconds:.2f} s ({with_schema.cpu:.1f} CPU s), without "
-              f"{without.seconds:.2f} s ({without.cpu:.1f} CPU s), {sum(with_schema.tokens)} tokens, ratio "
+        print(f"{label}: with {with_schema.seconds:.2f} s ({with_schema.cpu:.1f} CPU s, EngineCore "
+              f"{with_schema.engine_cpu:.1f}), without {without.seconds:.2f} s ({without.cpu:.1f} CPU s, EngineCore "
+              f"{without.engine_cpu:.1f}), {sum(with_schema.tokens)} tokens, ratio "
               f"{with_schema.seconds / without.seconds:.2f}; load {os.getloadavg()[0]:.1f}", flush=True)
         return with_schema, without
 
-    async def run(base_url: str, pid: int, port: int) -> tuple[Batch, list[tuple[Batch, Batch]], list[tuple[Batch, Batch]]]:
+    async def run(base_url: str, pid: int, port: int) -> tuple[tuple[Batch, Batch], Batch, list[tuple[Batch, Batch]],
+                                                               list[tuple[Batch, Batch]]]:
         client = openai.AsyncOpenAI(base_url=base_url, api_key="no-key", max_retries=0, timeout=3600)
         try:
-            await _batch(client, _bodies(prompts[:1], True, [8]), pid)  # the engine's and the grammar's first use
+            # The judge's preflight: one short request in the schema before the batch (the
+            # structured-output backend starts and compiles the schema), then one without it.
+            first = await _batch(client, _bodies(prompts[:1], True, [PROBE_TOKENS]), pid)
+            plain = await _batch(client, _bodies(prompts[1:2], False, [PROBE_TOKENS]), pid)
+            print(f"first request with the schema {first.seconds:.2f} s, the next without it {plain.seconds:.2f} s "
+                  f"({PROBE_TOKENS} tokens each, both prefilled)", flush=True)
             free = await _batch(client, _bodies(prompts, False), pid)
             print(f"unconstrained: {free.seconds:.2f} s, {sum(free.tokens)} tokens, {free.unparsed} unparsed", flush=True)
             cold = [await pair(client, pid, port, True, f"cold round {i + 1}/{rounds}") for i in range(rounds)]
             warm = [await pair(client, pid, port, False, f"warm round {i + 1}/{rounds}") for i in range(rounds)]
-            return free, cold, warm
+            return (first, plain), free, cold, warm
         finally:
             await client.close()
 
@@ -263,8 +288,8 @@ def measure(prompts: list[list[dict[str, str]]], rounds: int = ROUNDS, config: s
         env = {**child_env(os.environ), "VLLM_SERVER_DEV_MODE": "1"}
         with vllm_server(smollm2.prepare(), log_path=log_path, served_name="judge", args=server_args,
                          env=env) as server:
-            free, cold, warm = asyncio.run(run(server.base_url, server.pid, server.port))
-    return Figures(used, len(prompts), free, cold, warm, (load, os.getloadavg()[0]))
+            first, free, cold, warm = asyncio.run(run(server.base_url, server.pid, server.port))
+    return Figures(used, len(prompts), first, free, cold, warm, (load, os.getloadavg()[0]))
 
 
 def prompts_of(run: Path | None) -> list[list[dict[str, str]]]:
