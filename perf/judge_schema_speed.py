@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROUNDS = 3
+ROUNDS = 5
 PROBE_TOKENS = 8
 GOAL = 1.2
 
