@@ -13,9 +13,8 @@ Checks in order:
    :data:`PROBE_TOKENS` tokens, rejected parameters adjusted as in a run) answers with a
    chat completion. Its system message is the judge prompt's own (the same for every
    item), so a server that caches prompt prefixes (vLLM, llama-server, OpenAI's prompt
-   caching) holds it before the first verdict: the verdicts that then arrive together
-   do not each compute it again. Measured on the quickstart's local judge (vLLM on 2
-   cores, a prompt-bound 135M model): see docs/dev/judge.md. Quota (HTTP 429 ``insufficient_quota``), permission (403), a model
+   caching) can hold it before the first verdict, and the verdicts that then arrive
+   together need not each compute it again (docs/dev/judge.md). Quota (HTTP 429 ``insufficient_quota``), permission (403), a model
    that rejects ``json_schema``, a missing model and an answer that is not a chat
    completion (an HTML page, ``{}``) all stop here. A plain rate limit passes with a
    warning: the run retries it.
