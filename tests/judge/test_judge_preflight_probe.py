@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from fault_server import FaultServer
 
-from uta_tasks.judge import JudgeConfigError, JudgeItem, JudgeSettings, judge_all, preflight
+from uta_tasks.judge import JudgeConfigError, JudgeSettings, preflight
 
 HTML = b"<!doctype html><html><body>It works!</body></html>"
 
@@ -82,18 +82,3 @@ def test_a_rate_limited_probe_passes_with_a_warning(fault_server: FaultServer,
     caplog.set_level(logging.WARNING)
     preflight(fault_settings())  # a rate limit is retried during the run; it proves the endpoint works
     assert any("rate" in r.getMessage() for r in caplog.records)
-
-
-def test_probe_carries_the_judge_prompts_own_system_message(fault_server: FaultServer,
-                                                            fault_settings: Callable[..., JudgeSettings],
-                                                            items: Callable[..., list[JudgeItem]]) -> None:
-    """A server that caches prompt prefixes holds the judge's instructions before the first
-    verdict: the probe opens with the exact system message every verdict request opens with."""
-    settings = fault_settings(cache="none")
-    preflight(settings)
-    judge_all(items(2), settings)
-    probe, *verdicts = [r.body["messages"] for r in fault_server.chat_requests()]
-    assert len(verdicts) == 2
-    assert all(messages[0] == probe[0] for messages in verdicts)
-    assert probe[0]["role"] == "system" and len(probe[0]["content"]) > 1000
-    assert probe[1] != verdicts[0][1]  # the probe's question is not a trace

@@ -11,10 +11,7 @@ Checks in order:
    finds it; servers that do not list models (HTTP 404 and the like) skip this step;
 5. one tiny chat completion in the real ``response_format`` (strict ``json_schema``,
    :data:`PROBE_TOKENS` tokens, rejected parameters adjusted as in a run) answers with a
-   chat completion. Its system message is the judge prompt's own (the same for every
-   item), so a server that caches prompt prefixes (vLLM, llama-server, OpenAI's prompt
-   caching) can hold it before the first verdict, and the verdicts that then arrive
-   together need not each compute it again (docs/dev/judge.md). Quota (HTTP 429 ``insufficient_quota``), permission (403), a model
+   chat completion. Quota (HTTP 429 ``insufficient_quota``), permission (403), a model
    that rejects ``json_schema``, a missing model and an answer that is not a chat
    completion (an HTML page, ``{}``) all stop here. A plain rate limit passes with a
    warning: the run retries it.
@@ -59,8 +56,10 @@ _SHOWN_MODELS = 10
 _MAX_ADJUSTMENTS = 4
 _EXCERPT = 80
 _API_ROOT_HINT = "point judge_base_url at the API root, which usually ends in /v1 (e.g. http://127.0.0.1:8080/v1)"
-_PROBE_QUESTION = ("This is a test of the API, not a trace to judge. Reply with a short rationale, "
-                   "the label 'other' and genuine false.")
+_PROBE_MESSAGES = [
+    {"role": "system", "content": "You check that an API works. Answer with the JSON the schema asks for."},
+    {"role": "user", "content": "Reply with a short rationale, the label 'other' and genuine false."},
+]
 
 
 def preflight(settings: JudgeSettings) -> None:
@@ -73,7 +72,7 @@ def preflight(settings: JudgeSettings) -> None:
         return
     key = settings.api_key()
     install_log_redaction(key)
-    template = load_template(settings.prompt)
+    load_template(settings.prompt)
     if settings.cache:
         with VerdictCache(settings.cache, busy_timeout=PREFLIGHT_TIMEOUT) as cache:
             cache.check_writable()
@@ -100,7 +99,7 @@ def preflight(settings: JudgeSettings) -> None:
     wait = _StartWait(settings)
     try:
         _check_model_listed(client, settings, key, wait)
-        _probe_completion(client, settings, key, wait, template.system_text())
+        _probe_completion(client, settings, key, wait)
     finally:
         client.close()
 
@@ -217,13 +216,11 @@ def _model_ids(settings: JudgeSettings, text: str) -> list[str]:
     return [entry["id"] for entry in data["data"]]
 
 
-def _probe_completion(client: openai.OpenAI, settings: JudgeSettings, key: str | None, wait: _StartWait,
-                      system: str) -> None:
+def _probe_completion(client: openai.OpenAI, settings: JudgeSettings, key: str | None, wait: _StartWait) -> None:
     params = RequestParams(settings)
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": _PROBE_QUESTION}]
     adjustments = 0
     while adjustments <= _MAX_ADJUSTMENTS:
-        request = params.build(messages, max_tokens=PROBE_TOKENS)
+        request = params.build(_PROBE_MESSAGES, max_tokens=PROBE_TOKENS)
         timeout = wait.request_timeout(min(settings.timeout, PREFLIGHT_TIMEOUT))
         if wait.active and "completion" not in wait.told:
             log.info("waiting up to %.0f s for the first completion of judge %s (a cold server's first answer; "

@@ -60,10 +60,6 @@ class PromptTemplate:
     system: jinja2.Template
     user: jinja2.Template
 
-    def system_text(self) -> str:
-        """The system message, the same for every item: the prompt's shared prefix."""
-        return self.system.render()
-
     def render(self, item: JudgeItem) -> list[dict[str, str]]:
         """Build the chat messages for one item.
 
@@ -78,7 +74,7 @@ class PromptTemplate:
             {"index": index, "role": role, "content": content}
             for index, (role, content) in enumerate(item.context, start=1)
         ]
-        system = self.system_text()
+        system = self.system.render()
         user = self.user.render(tag=tag, turns=turns, user_turn=item.user_turn)
         # A lone surrogate (a model's "\\ud800") cannot be sent as UTF-8: the judge reads it as that escape.
         user = user.encode("utf-8", "backslashreplace").decode("utf-8")
