@@ -10,10 +10,11 @@ In one process, on distinct items of the same shape (no judge cache), it runs:
 - ``fixed 64, old retries``: a fixed window of 64 where every 429 uses up one of the
   item's retries (``judge_rate_limit_wait=0``, the client before adaptive concurrency);
 - ``fixed 64``: a fixed window of 64 with the rate-limit budget (429s are free retries);
-- ``adaptive``: the default settings (``judge_concurrency`` and ``judge_concurrency_max``).
+- ``adaptive``: the default settings (``judge_concurrency`` and ``judge_concurrency_max``);
+- ``adaptive, start N`` with ``--also-start N``: the same with another first window.
 
 It prints, per run: seconds, verdicts/s (judged items per second: a lost verdict does
-not count), that divided by K / latency (goal >= 0.85 for the adaptive window in every
+not count), that divided by K / latency (goal >= 0.9 for the adaptive window in every
 round, on an idle machine; ``fixed 64`` shows what the client reaches by brute force on
 this machine, so a loaded machine lowers both), the 429s
 the server sent, the verdicts lost (goal 0), calls and the peak window. The machine's
@@ -217,18 +218,21 @@ def main() -> None:
     parser.add_argument("--retry-after", type=retry_after_arg, default="1",
                         help="Retry-After header of a 429 (seconds), or 'none' for no header")
     parser.add_argument("--repeats", type=int, default=3, help="rounds of the four runs (the median is reported)")
+    parser.add_argument("--also-start", type=int, action="append", default=[], metavar="N",
+                        help="add an adaptive run whose window starts at N (judge_concurrency; repeatable)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     ceiling = args.capacity / args.latency
     config = FaultConfig(delay=args.latency, capacity=args.capacity, retry_after=args.retry_after)
     base = dict(BASE_SETTINGS)
-    results: dict[str, list[Measurement]] = {name: [] for name, _ in RUNS}
+    runs = RUNS + tuple((f"adaptive, start {n}", {"judge_concurrency": n}) for n in args.also_start)
+    results: dict[str, list[Measurement]] = {name: [] for name, _ in runs}
     load_before = os.getloadavg()[0]
     with simulated_api(config) as (url, api):
         base["judge_base_url"] = url
         for repeat in range(args.repeats):
-            for index, (name, overrides) in enumerate(RUNS):
-                items = make_items(args.items, offset=(repeat * len(RUNS) + index) * 100_000)
+            for index, (name, overrides) in enumerate(runs):
+                items = make_items(args.items, offset=(repeat * len(runs) + index) * 100_000)
                 results[name].append(measure(name, api, items, {**base, **overrides}))
     load_after = os.getloadavg()[0]
     print(f"simulated API: K={args.capacity} in flight, {args.latency * 1000:.0f} ms per answer, 429 with "

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from uta_tasks.judge.concurrency import DECREASE, OK, OTHER, OVERLOAD, PLATEAU, AdaptiveLimit, Slot
+from uta_tasks.judge.concurrency import CUT, NEAR_END_MARGIN, OK, OTHER, OVERLOAD, PLATEAU, AdaptiveLimit, Slot
 
 
 class FakeClock:
@@ -74,45 +74,57 @@ def test_slow_start_grows_the_window_by_half_per_round_trip_while_busy() -> None
     assert run(scenario()) == [6, 9, 13]  # x1.5 per round trip: 4 -> 6 -> 9 -> 13.5
 
 
-def test_overload_shrinks_multiplicatively_once_per_round_trip_then_growth_is_additive() -> None:
-    async def scenario() -> tuple[float, float, float, float, float]:
+def test_each_overload_cuts_half_a_request_and_growth_below_the_ceiling_is_slow() -> None:
+    async def scenario() -> tuple[float, float, float, float]:
         clock = FakeClock()
         limit = AdaptiveLimit(20, 64, clock=clock)
         slots = await fill(limit)
         clock.now += 0.05
         limit.release(slots[0], OVERLOAD, pause=1.0)
         after_first = limit.limit
-        limit.release(slots[1], OVERLOAD, pause=1.0)  # sent before the decrease: no second one
+        limit.release(slots[1], OVERLOAD, pause=1.0)  # the same round trip: half a request more
         after_same_round = limit.limit
         for slot in slots[2:]:
             limit.release(slot, OTHER)
         late = await limit.acquire()
         clock.now += 0.05
-        limit.release(late, OVERLOAD, pause=1.0)  # sent after it: decreases again
+        limit.release(late, OVERLOAD, pause=1.0)  # sent after the cut: the next round trip's
         after_next_round = limit.limit
-        backlog = Backlog(limit, 500)
+        backlog = Backlog(limit, 5000)
         await backlog.round_trip(clock, 0.3)
-        recovered = limit.limit
+        before = limit.limit
         await backlog.round_trip(clock, 0.3)
         backlog.close()
-        return after_first, after_same_round, after_next_round, recovered, limit.limit - recovered
+        return after_first, after_same_round, after_next_round, limit.limit - before
 
-    first, same_round, next_round, recovered, plateau_growth = run(scenario())
-    assert first == pytest.approx(20 * DECREASE)
-    assert same_round == first
-    assert next_round == pytest.approx(20 * DECREASE * DECREASE)
-    # Back up at RECOVERY per window of successes, up to half a request below the last
-    # rejected window (18): the window is 17 again, not 18.
-    assert 17.5 <= recovered < 17.6
-    # Then one per PLATEAU windows: additive, and much slower than one per success.
+    first, same_round, next_round, plateau_growth = run(scenario())
+    assert first == pytest.approx(20 - CUT)  # not 20 x 0.9: one refusal leaves the window near capacity
+    assert same_round == pytest.approx(20 - 2 * CUT)
+    assert next_round == pytest.approx(20 - 3 * CUT)
+    # Refused at 19, the window holds 18 and grows one per PLATEAU windows of successes.
     assert plateau_growth == pytest.approx(1 / PLATEAU, rel=0.2)
+
+
+def test_a_round_trip_half_refused_halves_the_window_at_once() -> None:
+    async def scenario() -> tuple[float, int]:
+        clock = FakeClock()
+        limit = AdaptiveLimit(32, 64, clock=clock)
+        slots = await fill(limit)
+        clock.now += 0.01
+        for slot in slots[16:]:  # the endpoint now takes 16 of them (another client holds the rest)
+            limit.release(slot, OVERLOAD, pause=1.0)
+        return limit.limit
+
+    # Refused at 32, then 15 more refusals from that round trip: the endpoint took 16, so
+    # the window is 17 (one probe above), not 32 - 16 x CUT = 24.
+    assert run(scenario()) == 17.0
 
 
 def test_window_stays_below_the_rejected_one_for_several_round_trips() -> None:
     async def scenario() -> list[int]:
         clock = FakeClock()
         limit = AdaptiveLimit(33, 64, clock=clock)
-        limit.release(await limit.acquire(), OVERLOAD, pause=1.0)  # 33 rejected -> 29.7
+        limit.release(await limit.acquire(), OVERLOAD, pause=1.0)  # 33 refused -> 32.5
         backlog = Backlog(limit, 5000)
         windows = []
         for _ in range(8):
@@ -122,9 +134,33 @@ def test_window_stays_below_the_rejected_one_for_several_round_trips() -> None:
         return windows
 
     windows = run(scenario())
-    assert windows[:2] == [31, 32]  # two per round trip while below the last rejected window
-    assert windows[2:5] == [32] * 3  # then it holds at 32 for PLATEAU / 2 round trips ...
+    assert windows[:4] == [32] * 4  # it holds what the endpoint took for PLATEAU / 2 round trips ...
     assert windows[-1] == 33  # ... before it probes 33 again (the endpoint may have grown)
+
+
+def test_near_the_end_the_window_stays_below_what_the_endpoint_took() -> None:
+    async def scenario() -> tuple[int, int]:
+        out = []
+        for backlog_size in (30, 1000):
+            clock = FakeClock()
+            limit = AdaptiveLimit(20, 64, clock=clock)
+            slots = await fill(limit)
+            clock.now += 0.3
+            limit.release(slots[0], OVERLOAD, pause=1.0)  # refused at 20: it took 19
+            backlog = Backlog(limit, backlog_size)
+            await settle()
+            for slot in slots[1:]:
+                limit.release(slot, OK)
+            await settle()
+            out.append(limit.in_flight)
+            backlog.close()
+        return out[0], out[1]
+
+    short, long = run(scenario())
+    # 30 waiting do not outlast a Retry-After of 1 s at 0.3 s a request: a refusal now
+    # would delay the last item by a second, so the window keeps a margin below 19.
+    assert short == 19 - NEAR_END_MARGIN
+    assert long == 19
 
 
 def test_no_growth_when_the_queue_would_not_outlast_a_retry_after() -> None:
@@ -133,7 +169,7 @@ def test_no_growth_when_the_queue_would_not_outlast_a_retry_after() -> None:
         for backlog_size in (60, 400):
             clock = FakeClock()
             limit = AdaptiveLimit(20, 64, clock=clock)
-            limit.release(await limit.acquire(), OVERLOAD, pause=1.0)  # 20 -> 18, Retry-After 1 s
+            limit.release(await limit.acquire(), OVERLOAD, pause=1.0)  # 20 -> 19.5, Retry-After 1 s
             backlog = Backlog(limit, backlog_size)
             await backlog.round_trip(clock, 0.3)
             before = limit.limit
@@ -143,7 +179,7 @@ def test_no_growth_when_the_queue_would_not_outlast_a_retry_after() -> None:
         return out[0], out[1]
 
     short, long = run(scenario())
-    assert short == 0.0  # ~40 waiting < 18 x (1 s / 0.3 s): a rejected probe would end the run late
+    assert short == 0.0  # ~40 waiting < 19 x (1 s / 0.3 s): a rejected probe would end the run late
     assert long > 0.0
 
 
@@ -250,7 +286,7 @@ def test_leaving_slow_start_the_window_falls_to_what_succeeded() -> None:
 
     grown, after = run(scenario())
     assert grown == 48
-    assert after == pytest.approx(32.0)  # not 48 x 0.9: no request sent above 32 in flight succeeded
+    assert after == pytest.approx(32.0)  # not 48 - CUT: no request sent above 32 in flight succeeded
 
 
 def test_a_success_sent_with_more_in_flight_lifts_the_capped_window_at_once() -> None:
@@ -263,14 +299,14 @@ def test_a_success_sent_with_more_in_flight_lifts_the_capped_window_at_once() ->
         sent = {slot.concurrency: slot for slot in backlog.granted}  # the last one sent with each count
         assert max(sent) == 30
         # The first answer back is a 429 (sent with 30 in flight); only 20 in flight had
-        # succeeded, so the window falls to 20, not to 30 x 0.9.
+        # succeeded, so the window falls to 20, not to 30 - CUT.
         limit.release(sent[30], OVERLOAD, pause=1.0)
         capped = limit.limit
         # Then a request sent with 25 in flight succeeds: the endpoint took 25 at once.
         clock.now += 0.3
         limit.release(sent[25], OK)
         lifted = limit.limit
-        # One sent with 29 in flight succeeds too, but the window never passes 30 x 0.9 that way.
+        # One sent with 29 in flight succeeds too: lifted to 29, one below the count refused.
         limit.release(sent[29], OK)
         backlog.close()
         return capped, lifted, limit.limit
@@ -278,7 +314,7 @@ def test_a_success_sent_with_more_in_flight_lifts_the_capped_window_at_once() ->
     capped, lifted, most = run(scenario())
     assert capped == pytest.approx(20.0)
     assert 25.0 <= lifted < 26.0  # 25, plus the usual growth step of that success
-    assert 30 * DECREASE <= most < 30 * DECREASE + 0.1  # lifted to 27, not 29, plus one growth step
+    assert 29.0 <= most < 29.1  # lifted to 29, never to the refused 30, plus one growth step
 
 
 def test_a_small_endpoint_brings_a_large_first_window_down_in_one_round_trip() -> None:
@@ -286,20 +322,24 @@ def test_a_small_endpoint_brings_a_large_first_window_down_in_one_round_trip() -
         clock = FakeClock()
         limit = AdaptiveLimit(16, 64, clock=clock)
         first = await fill(limit)  # an endpoint that takes 4 at once: 12 of these are rejected
+        backlog = Backlog(limit, 100)  # a run's other items, waiting
+        await settle()
         clock.now += 0.01
         for slot in first[4:]:
             limit.release(slot, OVERLOAD, pause=1.0)
-        after_rejections = limit.limit  # nothing had succeeded yet: only x0.9
-        again = await fill(limit)  # sent after the decrease, while the first 4 are still served
+        after_rejections = limit.limit  # refused at 16, 11 more refusals: it took 4
+        await settle()
+        again = backlog.granted  # sent after the cut, while the first 4 are still served
         clock.now += 0.3
         for slot in first[:4]:
             limit.release(slot, OK)
-        limit.release(again[-1], OVERLOAD, pause=1.0)
+        limit.release(again[0], OVERLOAD, pause=1.0)
+        backlog.close()
         return after_rejections, limit.limit
 
     after_rejections, settled = run(scenario())
-    assert after_rejections == pytest.approx(16 * DECREASE)
-    assert settled == pytest.approx(4.0)  # what succeeded since the last decrease, not 16 x 0.81
+    assert after_rejections == pytest.approx(5.0)  # one probe above what it took, not 16 - 12 x CUT
+    assert settled == pytest.approx(4.0)  # what succeeded since the last cut
 
 
 def test_slow_start_sends_one_request_beyond_what_succeeded_per_loop_pass() -> None:

@@ -19,7 +19,7 @@ def test_many_429s_lose_no_verdict_and_use_up_no_retry(
                               rate_limit_wait=600)
     run = judge_all(batch, settings)
     rejected = fault_server.served["capacity_429"]
-    assert rejected >= 20, "the scenario must really rate-limit"
+    assert rejected >= 16 - 3, "the scenario must really rate-limit: the first window alone is 13 over"
     assert run.unjudged == 0
     assert run.rate_limited == rejected and run.calls == len(batch) + rejected
     for item, verdict in zip(batch, run.verdicts, strict=True):

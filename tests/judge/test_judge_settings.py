@@ -17,7 +17,7 @@ def test_defaults_without_metadata_or_env(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert settings.model == "gpt-5.4-mini"
     assert settings.base_url == OPENAI_API_URL
     assert settings.api_key_env == "OPENAI_API_KEY"
-    assert settings.concurrency == 24
+    assert settings.concurrency == 32
     assert settings.temperature == 0.0
     assert settings.reasoning_effort is None
     assert settings.cache == str(tmp_path / "uta-tasks" / "judge.sqlite")

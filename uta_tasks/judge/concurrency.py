@@ -1,42 +1,56 @@
-"""How many judge requests may be in flight: adaptive (AIMD), as many as the endpoint takes.
+"""How many judge requests may be in flight: adaptive, as many as the endpoint takes.
 
 The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency_max``:
 
 - **Grow** on a success, when at least a window of requests is waiting for a slot (a
   larger window would be used: near the end of a run it would not, and probing then
-  only risks a rejection whose ``Retry-After`` delays the last items) and latency holds: the smoothed latency (an exponential
-  moving average of successes, weight :data:`SMOOTHING`) is within
-  :data:`LATENCY_TOLERANCE` times the lowest smoothed latency of the run. Smoothing
-  keeps short and long replies from deciding alone; a server that queues requests
-  instead of rejecting them (llama-server, ``vllm serve``) raises it and stops growth.
-  Until the first overload the window grows by :data:`SLOW_START_STEP` per success (x1.5
-  every round trip: a slow start, limited as in RFC 3742 because a window's answers come
-  back together, so a doubling is sent in one burst before the first 429 of it can be
-  read). In that slow start, requests beyond the most that have succeeded so far go out
-  one per pass of the event loop, so the loop reads the answers that arrived (a 429 comes
-  back at once) before it sends the next one. After the first overload the window remembers the last window that was
-  rejected (the *ceiling*): below it, it grows by :data:`RECOVERY` per window of successes
-  (back to the endpoint's capacity within a round trip or two); within half a request of
-  it, by one per :data:`PLATEAU` windows of successes, so the window stays at the
-  capacity the endpoint showed instead of probing past it every few round trips (each
-  probe costs a 429 and, with ``Retry-After``, a late item).
+  only risks a rejection whose ``Retry-After`` delays the last items) and latency holds:
+  the smoothed latency (an exponential moving average of successes, weight
+  :data:`SMOOTHING`) is within :data:`LATENCY_TOLERANCE` times the lowest smoothed
+  latency of the run. Smoothing keeps short and long replies from deciding alone; a
+  server that queues requests instead of rejecting them (llama-server, ``vllm serve``)
+  raises it and stops growth. Until the first overload the window grows by
+  :data:`SLOW_START_STEP` per success (x1.5 every round trip: a slow start, limited as in
+  RFC 3742 because a window's answers come back together, so a doubling is sent in one
+  burst before the first 429 of it can be read). In that slow start, requests beyond the
+  most that have succeeded so far go out one per pass of the event loop, so the loop
+  reads the answers that arrived (a 429 comes back at once) before it sends the next
+  one. After the first overload the window knows the *ceiling*, the count in flight the
+  endpoint refused: below it, it grows by :data:`RECOVERY` per window of successes (back
+  to the endpoint's capacity within a round trip or two); within half a request of it,
+  by one per :data:`PLATEAU` windows of successes, so the window stays at the capacity
+  the endpoint showed instead of probing past it every few round trips. A window that
+  has held the ceiling that long raises it (the endpoint grew).
 - **Not near the end**: growing needs a queue long enough to keep the larger window busy
   for longer than the last ``Retry-After`` (at least a window of requests per smoothed
-  latency it lasts): a request rejected while probing then still finishes before the run
-  does, instead of holding the last item back for a whole ``Retry-After``.
-- **Shrink** on an overload signal (HTTP 429, 503, a timeout): the window is multiplied
-  by :data:`DECREASE` (as Netflix's AIMD concurrency limiter does by default), at most
-  once per round trip (answers to requests sent before the last decrease do not decrease
-  it again), never below 1. A gentle factor keeps the window near the endpoint's
-  capacity; the rejected requests cost no retries (see :mod:`.client`). A decrease also
-  caps the window at the most requests in flight that a request which succeeded since the
-  previous decrease was sent with: slow start may have grown far past the endpoint's
-  capacity before the first 429 was read (on a busy machine), and a small endpoint
-  rejects most of a first window that starts above its capacity; either would otherwise
-  take many round trips of 429s to come down. That cap is only what had *returned* when
-  the 429 arrived: a request sent with more in flight that then succeeds proves the
-  endpoint took that many, and lifts the window to it at once (never above the decreased
-  window), instead of the window climbing back a request or two per round trip.
+  latency it lasts). With a shorter queue the window does not grow, and it stays
+  :data:`NEAR_END_MARGIN` below what the endpoint took (the ceiling less one): a request
+  rejected then holds the last item back for a whole ``Retry-After``, which costs more
+  than the slot a lower window leaves unused. The margin is there because the ceiling
+  can be one too high: it is the window a refusal came back at, and requests sent at
+  different counts reach the endpoint in any order (without it, 1 run in 8 of
+  ``perf/judge_throughput.py`` lost a ``Retry-After`` at its end).
+- **Shrink** on an overload signal (HTTP 429, 503, a timeout) by :data:`CUT` requests per
+  signal: DCTCP's cut (RFC 8257: the window times one minus half the share of a round
+  trip's answers that were marked), counted per answer. A 429 for a probe one past the
+  endpoint's capacity costs half a request and leaves the window at that capacity, where
+  a multiplicative decrease would leave several slots empty for round trips. The ceiling
+  is the window the first such request of a round trip was refused at (in slow start,
+  where the requests beyond the first window are paced and lag it, the count in flight,
+  at least the first window), less one for each further
+  overload answered to a request sent before that cut (the endpoint took that many
+  fewer; never below one more than the most in flight a request that succeeded before
+  the cut was sent with), and a cut never leaves the window above the ceiling: an
+  endpoint that refuses half of a round trip halves the window at once. The rejected requests
+  cost no retries (see :mod:`.client`).
+- **What succeeded bounds a cut**: the first overload of a round trip caps the window
+  at the most requests in flight that a request which succeeded since the previous
+  cut was sent with (slow start may have grown far past the endpoint's capacity before
+  the first 429 was read; a small endpoint rejects most of a first window that starts
+  above its capacity). That cap is only what had *returned* when the 429 arrived: a
+  request sent with more in flight that then succeeds proves the endpoint took that
+  many, and lifts the window to it at once (never above the cut window, nor to the
+  ceiling), instead of the window climbing back a request or two per round trip.
 - **Retry-After** is honoured by the request that received it (the client does not send
   it again before then, see :mod:`.client`). When the window is already down to one
   request, no new request starts before it either, so an exhausted endpoint sees one
@@ -57,7 +71,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-DECREASE = 0.9
+CUT = 0.5
+NEAR_END_MARGIN = 1
 RECOVERY = 2.0
 PLATEAU = 8.0
 SLOW_START_STEP = 0.5
@@ -75,7 +90,7 @@ class Slot:
     """One granted request slot.
 
     Attributes:
-        epoch: Number of decreases when it was granted.
+        epoch: Number of cuts when it was granted.
         started: Clock time when it was granted.
         concurrency: Requests in flight when it was granted, itself included.
     """
@@ -91,7 +106,7 @@ class LimiterStats:
 
     Attributes:
         peak: Largest window reached.
-        decreases: Multiplicative decreases.
+        decreases: Round trips in which the window was cut (the first overload of each).
         overloads: Overload signals received (429, 503, timeouts).
         pauses: Times new requests were held back for a ``Retry-After`` at a window of 1.
     """
@@ -122,10 +137,10 @@ class AdaptiveLimit:
         self.stats = LimiterStats(peak=self.limit)
         self._clock = clock
         self._threshold = math.inf  # slow start until the first overload
-        self._ceiling = math.inf  # the last window an overload was answered to
+        self._ceiling = math.inf  # the count in flight the endpoint last refused
         self._retry_after = 0.0  # the last Retry-After seen (seconds)
-        self._proven = 0  # most requests in flight when one that succeeded since the last decrease was sent
-        self._target = 0.0  # the window the last decrease aimed at, before the cap at _proven
+        self._proven = 0  # most requests in flight when one that succeeded since the last cut was sent
+        self._target = 0.0  # the window the cuts since the last round trip aimed at, before the cap at _proven
         self._epoch = 0
         self._smoothed: float | None = None
         self._lowest: float | None = None
@@ -133,11 +148,16 @@ class AdaptiveLimit:
         self._waiters: deque[asyncio.Future[Slot]] = deque()
         self._timer: asyncio.TimerHandle | None = None
         self._pacing = False  # slow start: a request beyond what succeeded was granted in this loop pass
+        self._took = 0  # most in flight when a request that succeeded before the last cut was sent
+        self._busy = True  # at the last answer, enough requests waited to outlast the last Retry-After
 
     @property
     def window(self) -> int:
-        """Requests that may be in flight now."""
-        return max(FLOOR, int(self.limit))
+        """Requests that may be in flight now: near the end of a run, one fewer than the endpoint took."""
+        window = int(self.limit)
+        if not self._busy and self._ceiling != math.inf:
+            window = min(window, int(self._ceiling) - 1 - NEAR_END_MARGIN)
+        return max(FLOOR, window)
 
     async def acquire(self) -> Slot:
         """Wait for a free slot (FIFO) and take it."""
@@ -164,7 +184,7 @@ class AdaptiveLimit:
             pause: For an overload: the seconds its request will wait before it is sent again
                 (the ``Retry-After``); new requests wait as long when the window is 1.
         """
-        busy = len(self._waiters) >= self.window * self._queue_factor()
+        busy = self._busy = len(self._waiters) >= int(self.limit) * self._queue_factor()
         self.in_flight -= 1
         now = self._clock()
         if signal == OK:
@@ -182,9 +202,11 @@ class AdaptiveLimit:
         return max(1.0, self._retry_after / self._smoothed)
 
     def _lift(self, proven: int) -> None:
-        """A success sent with ``proven`` in flight: the window may be at least that, up to the target."""
-        if self.adaptive and self.limit < min(self._target, proven):
-            self.limit = min(self._target, float(proven))
+        """A success sent with ``proven`` in flight: the window may be at least that, up to the target
+        and below the lowest count rejected."""
+        top = min(self._target, self._ceiling - 1, float(proven))
+        if self.adaptive and self.limit < top:
+            self.limit = top
 
     def _grow(self, latency: float, busy: bool) -> None:
         smoothed = latency if self._smoothed is None else self._smoothed + SMOOTHING * (latency - self._smoothed)
@@ -200,6 +222,8 @@ class AdaptiveLimit:
             step = 1.0 / (PLATEAU * self.limit)
         self.limit = min(self.cap, self.limit + step)
         self.stats.peak = max(self.stats.peak, self.limit)
+        if self.limit >= self._ceiling + 1:  # the ceiling was in flight for PLATEAU windows: taken now
+            self._ceiling = float(int(self.limit))
 
     def _shrink(self, slot: Slot, now: float, pause: float | None) -> None:
         self.stats.overloads += 1
@@ -207,19 +231,22 @@ class AdaptiveLimit:
             return
         if pause:
             self._retry_after = pause
-        if slot.epoch == self._epoch:
-            self._ceiling = float(self.window)
-            decreased = self.limit * DECREASE
-            self._target = decreased
-            if self._proven:  # at most what succeeded since the last decrease
-                decreased = min(decreased, float(self._proven))
-            self.limit = max(float(FLOOR), decreased)
+        if slot.epoch == self._epoch:  # the first overload of a request sent since the last cut
+            self._target = self.limit
+            self._ceiling = float(int(self.limit))  # the window it was refused at
+            if self._threshold == math.inf:  # in slow start, paced requests lag the window
+                self._ceiling = min(self._ceiling, float(max(self.in_flight + 1, int(self._start))))
+            self._took = self._proven  # the endpoint took that many: further overloads stay above
+            if self._proven:  # at most what succeeded since the last cut
+                self.limit = min(self.limit, float(self._proven))
             self._proven = 0
-            self._threshold = self.limit
             self._epoch += 1
             self.stats.decreases += 1
-        elif self.limit > FLOOR:
-            return
+        elif slot.epoch == self._epoch - 1:  # sent before that cut: the endpoint took one fewer
+            self._ceiling = max(float(FLOOR + 1), float(self._took + 1), self._ceiling - 1)
+        self._target = max(float(FLOOR), self._target - CUT)
+        self.limit = max(float(FLOOR), min(self.limit, self._target, self._ceiling))
+        self._threshold = self.limit
         if pause and self.limit <= FLOOR and now + pause > self._resume_at:
             self._resume_at = now + pause
             self.stats.pauses += 1

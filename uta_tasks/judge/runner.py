@@ -156,7 +156,7 @@ async def _judge_pending(
     if client.params.adjustments:
         log.warning("judge run adjusted request parameters: %s", client.params.adjustments)
     stats = client.limit.stats
-    log.info("judge window: start %d, peak %d, cap %d; %d overload answer(s), %d decrease(s)",
+    log.info("judge window: start %d, peak %d, cap %d; %d overload answer(s), %d cut(s)",
              settings.concurrency, int(stats.peak), int(client.limit.cap), stats.overloads, stats.decreases)
     return stats
 

@@ -148,12 +148,12 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("judge_api_key_env", "api_key_env", "env_name", "OPENAI_API_KEY",
                 "*name* of the variable holding the key. `OPENAI_API_KEY` is sent only to the OpenAI API, "
                 "to the URL in `OPENAI_BASE_URL`, or when this setting names it"),
-    SettingSpec("judge_concurrency", "concurrency", "int", 24,
+    SettingSpec("judge_concurrency", "concurrency", "int", 32,
                 "requests in flight at the start; the window then adapts up to `judge_concurrency_max`",
                 low=1, high=1024),
     SettingSpec("judge_concurrency_max", "concurrency_max", "int", 64,
                 "largest window of requests in flight: it grows while calls succeed and latency holds, shrinks "
-                "x0.9 on 429, 503 and timeouts; at or below `judge_concurrency` the window is fixed",
+                "by half a request per 429, 503 or timeout; at or below `judge_concurrency` the window is fixed",
                 low=1, high=1024),
     SettingSpec("judge_timeout", "timeout", "float", 120.0, "seconds one request may take", low=0.001, high=3600),
     SettingSpec("judge_start_wait", "start_wait", "float", 0.0,
