@@ -367,3 +367,28 @@ def test_slow_start_sends_one_request_beyond_what_succeeded_per_loop_pass() -> N
     assert unproven <= 2  # not 4: the rest waited for the loop to read the answers first
     assert window == pytest.approx(8.0)  # what succeeded
     assert in_flight == 8 + unproven - 1  # the one already sent stays; none is added after the 429
+
+
+def test_one_refusal_at_a_window_the_endpoint_has_been_taking_keeps_the_ceiling() -> None:
+    async def scenario() -> int:
+        clock = FakeClock()
+        limit = AdaptiveLimit(20, 64, clock=clock)
+        backlog = Backlog(limit, 5000)
+        await settle()
+        clock.now += 0.3
+        first, backlog.granted = backlog.granted, []
+        limit.release(first[-1], OVERLOAD, pause=1.0)  # the one sent with 20 in flight is refused
+        for slot in first[:-1]:
+            limit.release(slot, OK)
+        await backlog.round_trip(clock, 0.3)  # 19 in flight, all taken
+        await settle()
+        limit.release(backlog.granted.pop(), OVERLOAD, pause=1.0)  # then one refusal at 19
+        backlog.close()
+        await settle()
+        for slot in backlog.granted:  # the rest answer with nothing left waiting: the end of a run
+            limit.release(slot, OK)
+        return limit.window
+
+    # The endpoint had taken 19 at once since the last cut, so the ceiling stays 20 and the
+    # window at the end is 20 - 1 - NEAR_END_MARGIN, not a request lower.
+    assert run(scenario()) == 20 - 1 - NEAR_END_MARGIN

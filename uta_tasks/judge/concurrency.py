@@ -26,10 +26,11 @@ The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency
   latency it lasts). With a shorter queue the window does not grow, and it stays
   :data:`NEAR_END_MARGIN` below what the endpoint took (the ceiling less one): a request
   rejected then holds the last item back for a whole ``Retry-After``, which costs more
-  than the slot a lower window leaves unused. The margin is there because the ceiling
-  can be one too high: it is the window a refusal came back at, and requests sent at
-  different counts reach the endpoint in any order (without it, 1 run in 8 of
-  ``perf/judge_throughput.py`` lost a ``Retry-After`` at its end).
+  than the slot a lower window leaves unused. The margin is there because these counts
+  are not the endpoint's: a request sent with N in flight here may reach it with fewer
+  (answers on their way back) or more (requests arrive in any order), so the ceiling can
+  be one too high (without the margin, 1 run in 8 of ``perf/judge_throughput.py`` lost a
+  ``Retry-After`` at its end).
 - **Shrink** on an overload signal (HTTP 429, 503, a timeout) by :data:`CUT` requests per
   signal: DCTCP's cut (RFC 8257: the window times one minus half the share of a round
   trip's answers that were marked), counted per answer. A 429 for a probe one past the
@@ -37,12 +38,14 @@ The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency
   a multiplicative decrease would leave several slots empty for round trips. The ceiling
   is the window the first such request of a round trip was refused at (in slow start,
   where the requests beyond the first window are paced and lag it, the count in flight,
-  at least the first window), less one for each further
-  overload answered to a request sent before that cut (the endpoint took that many
-  fewer; never below one more than the most in flight a request that succeeded before
-  the cut was sent with), and a cut never leaves the window above the ceiling: an
-  endpoint that refuses half of a round trip halves the window at once. The rejected requests
-  cost no retries (see :mod:`.client`).
+  at least the first window), less one for each further overload answered to a request
+  sent before that cut (the endpoint took that many fewer), and never below one more
+  than the most in flight a request that succeeded since the previous cut was sent with
+  (the endpoint took that many: a single refusal at a window it has been taking, which
+  happens, must not hold the window below it for PLATEAU round trips). A cut never
+  leaves the window above the ceiling: an endpoint that refuses half of a round trip
+  halves the window at once. The rejected requests cost no retries (see
+  :mod:`.client`).
 - **What succeeded bounds a cut**: the first overload of a round trip caps the window
   at the most requests in flight that a request which succeeded since the previous
   cut was sent with (slow start may have grown far past the endpoint's capacity before
@@ -233,10 +236,11 @@ class AdaptiveLimit:
             self._retry_after = pause
         if slot.epoch == self._epoch:  # the first overload of a request sent since the last cut
             self._target = self.limit
+            self._took = self._proven  # the endpoint took that many: the ceiling stays above
             self._ceiling = float(int(self.limit))  # the window it was refused at
             if self._threshold == math.inf:  # in slow start, paced requests lag the window
                 self._ceiling = min(self._ceiling, float(max(self.in_flight + 1, int(self._start))))
-            self._took = self._proven  # the endpoint took that many: further overloads stay above
+            self._ceiling = max(self._ceiling, float(self._took + 1))
             if self._proven:  # at most what succeeded since the last cut
                 self.limit = min(self.limit, float(self._proven))
             self._proven = 0
