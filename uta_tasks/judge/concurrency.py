@@ -206,7 +206,7 @@ class AdaptiveLimit:
 
     def _lift(self, proven: int) -> None:
         """A success sent with ``proven`` in flight: the window may be at least that, up to the target
-        and below the lowest count rejected."""
+        and one below the ceiling."""
         top = min(self._target, self._ceiling - 1, float(proven))
         if self.adaptive and self.limit < top:
             self.limit = top
@@ -236,14 +236,13 @@ class AdaptiveLimit:
             self._retry_after = pause
         if slot.epoch == self._epoch:  # the first overload of a request sent since the last cut
             self._target = self.limit
-            self._took = self._proven  # the endpoint took that many: the ceiling stays above
-            self._ceiling = float(int(self.limit))  # the window it was refused at
+            self._took, self._proven = self._proven, 0  # the endpoint took that many: the ceiling stays above
+            refused = int(self.limit)  # the window it was refused at
             if self._threshold == math.inf:  # in slow start, paced requests lag the window
-                self._ceiling = min(self._ceiling, float(max(self.in_flight + 1, int(self._start))))
-            self._ceiling = max(self._ceiling, float(self._took + 1))
-            if self._proven:  # at most what succeeded since the last cut
-                self.limit = min(self.limit, float(self._proven))
-            self._proven = 0
+                refused = min(refused, max(self.in_flight + 1, int(self._start)))
+            self._ceiling = float(max(refused, self._took + 1))
+            if self._took:  # at most what succeeded since the last cut
+                self.limit = min(self.limit, float(self._took))
             self._epoch += 1
             self.stats.decreases += 1
         elif slot.epoch == self._epoch - 1:  # sent before that cut: the endpoint took one fewer
