@@ -31,12 +31,8 @@ LOCAL_SERVERS = ("auto", "vllm", "llama")
 # temperature) and xgrammar without free whitespace bound every reply. Measured on the
 # 30 items of a 10-doc quickstart: 30 of 30 judged, at most 18 rationale words, 1,056
 # output tokens, 11-27 s; plain settings cut 15 of 30 replies at 256 tokens.
-# The schema costs little (perf/judge_schema_speed.py, docs/dev/quickstart.md): on the 8
-# calls of a 5-doc quickstart, with / without it for the same output tokens, 1.03x as sent
-# (19.24 s / 16.17 s, 14,000 prompt tokens: the time is prefill) and 1.04x decoding only
-# (59.2 / 69.6 output tok/s), medians of 5 rounds, 0 of 80 replies unparsed; free whitespace
-# cost 1.23x decoding and outlines 1.18x; without the schema 8 of 8 replies ran to the limit
-# and none parsed.
+# The schema costs little, and without it no reply parses: perf/judge_schema_speed.py
+# measures it, docs/dev/quickstart.md holds the figures of every backend tried.
 #
 # llama-server (with UTA_NO_VLLM=1, or --local-judge llama) gets the same penalty, two
 # slots and every core.
