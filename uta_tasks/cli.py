@@ -14,6 +14,7 @@ flags) before lm-eval's own help.
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 from uta_tasks import TASKS_DIR
 from uta_tasks import lm_eval_compat as compat
@@ -78,6 +79,14 @@ def uses() -> str:
     return USES.replace("{plan_flags}", "\n".join(lines))
 
 
+def refuse(message: str) -> NoReturn:
+    """Stop before lm-eval runs: the message (it names the task, the file or setting, and the fix)
+    on stderr, exit status 2 (a refusal, as argparse exits on a bad command line)."""
+    sys.stderr.write(f"uta-eval: {message}\n")
+    sys.stderr.flush()
+    raise SystemExit(2)
+
+
 def _flag(argv: list[str], name: str) -> str | None:
     for i, arg in enumerate(argv):
         if arg == name and i + 1 < len(argv):
@@ -108,7 +117,7 @@ def check_saved_answers(argv: list[str]) -> None:
         precheck(path, compat.parse_args_string(_flag(argv, "--model_args") or ""),
                  compat.parse_args_string(_flag(argv, "--gen_kwargs") or ""), metadata.get("pass2_context"))
     except SavedRunError as exc:
-        raise SystemExit(f"uta-eval: {exc}") from None
+        refuse(str(exc))
     compat.check_before_model(check_saved_requests)
 
 
@@ -137,7 +146,7 @@ def check_saved_requests(arguments: dict) -> None:
         if tokenizer is not None:
             saved_precheck.check([i.args for i in instances], tokenizer, compat.model_chat_template_args(model_args))
     except (UTATaskError, ProbeError) as exc:
-        raise SystemExit(f"uta-eval: {exc}") from None
+        refuse(str(exc))
 
 
 def main() -> None:

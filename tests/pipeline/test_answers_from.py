@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from functools import partial
 from pathlib import Path
 
@@ -174,14 +175,16 @@ def test_an_answer_cut_by_its_length_budget_is_refused_or_dropped(greedy, folder
 
 def test_a_prompt_without_the_chat_template_is_refused(greedy, folders):
     save(_plain_run(greedy, folders, apply_chat_template=False), folders["out"])
+    greedy.calls.clear()
     message = _refused(greedy, folders, "document 0: the saved prompt")
-    assert "--apply_chat_template" in message and "'Question: " in message
+    assert "--apply_chat_template" in message and "'<|im_start|>assistant'" in message and "Answer:" in message
+    assert greedy.calls == []
 
 
-def test_a_prompt_with_other_few_shot_examples_is_refused(greedy, folders):
+def test_a_prompt_the_probe_would_not_write_is_refused_under_prompt_mismatch_refuse(greedy, folders):
     save(_plain_run(greedy, folders, num_fewshot=1), folders["out"])
-    message = _refused(greedy, folders, "document 0: the saved prompt")
-    assert "uta_num_fewshot" in message
+    message = _refused(greedy, folders, "document 0: the saved prompt", prompt_mismatch="refuse")
+    assert "uta_num_fewshot" in message and "prompt_mismatch=record" in message
 
 
 STRIPPED = "pretrained=scripted,think_end_token=</think>"
@@ -257,7 +260,8 @@ def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys
     (["--model_args", "pretrained=scripted"], "missing", "does not exist"),
     (["--model_args", "pretrained=scripted"], "trace", "pass2_context=trace .*Leave pass2_context out"),
 ])
-def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkeypatch, extra, saved_at, match):
+def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkeypatch, capsys, extra, saved_at,
+                                                         match):
     from uta_tasks import cli
 
     model_args = STRIPPED if saved_at == "trace" else "pretrained=scripted"
@@ -267,9 +271,11 @@ def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkey
     monkeypatch.setattr("sys.argv", ["uta-eval", "run", "--model", "hf", "--tasks", "uta_gsm8k", "--metadata", meta,
                                      *extra])
     monkeypatch.setattr(cli.compat, "cli_main", lambda: pytest.fail("lm-eval ran: the model would load"))
-    with pytest.raises(SystemExit, match=match) as done:
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
         cli.main()
-    assert str(done.value).startswith("uta-eval: ")
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert done.value.code == 2 and err.startswith("uta-eval: ") and re.search(match, err)
 
 
 TOKENIZER = Path(__file__).resolve().parents[1] / "fixtures" / "tokenizers" / "smollm2"
@@ -314,12 +320,12 @@ def _uta_eval_until_the_model(folders, monkeypatch) -> list[str]:
 @pytest.mark.parametrize(("saved_run", "match", "fix"), [
     ({"limit": 2}, "document 2 is not in the saved run", "run the probe with the saved run's --limit"),
     ({"task": "arc_easy"}, r"logged samples of \['arc_easy'\], not of", "point answers_from at a run of that task"),
-    ({"apply_chat_template": False}, "document 0: the saved prompt", "run it with --apply_chat_template"),
+    ({"apply_chat_template": False}, "document 0: the saved prompt", "Save the run again with --apply_chat_template"),
     ({"gen_kwargs": {"max_gen_toks": 4}}, r"document 0: the saved answer ran into its length budget \(max_gen_toks=4\)",
      "larger --gen_kwargs max_gen_toks"),
 ])
-def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, folders, monkeypatch, saved_run, match,
-                                                                    fix):
+def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, folders, monkeypatch, capsys, saved_run,
+                                                                    match, fix):
     """lm-eval's own command line runs up to simple_evaluate, which would create the model first:
     the check at its top builds the tasks and renders the prompts with the tokenizer alone."""
     saved_run = dict(saved_run)
@@ -328,9 +334,11 @@ def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, fol
     if task:  # a run of another task only
         (samples,) = folder.glob("samples_gsm8k_*.jsonl")
         samples.rename(samples.with_name(samples.name.replace("gsm8k", task)))
-    with pytest.raises(SystemExit, match=match) as done:
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
         _uta_eval_until_the_model(folders, monkeypatch)
-    message = str(done.value)
+    message = capsys.readouterr().err.splitlines()[-1]  # lm-eval's own log lines come first
+    assert done.value.code == 2 and re.search(match, message)
     assert message.startswith(f"uta-eval: {TASK}: ") and fix in message
 
 

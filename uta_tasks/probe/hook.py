@@ -55,7 +55,12 @@ class Request:
     assistant_kwargs: dict
     user_kwargs: dict
     sampling_defaults: dict
-    saved_cut: bool = False
+    saved_check: saved.SavedCheck | None = None
+
+    @property
+    def saved_cut(self) -> bool:
+        """``answers_from``: its length budget cut the saved answer (``overlong: drop``)."""
+        return self.saved_check is not None and self.saved_check.cut
 
 
 def _tokenizer(lm: Any) -> Any:
@@ -118,7 +123,7 @@ def resolve_one(spec: ProbeSpec, gen_kwargs: dict, tokenizer: Any, template_args
     request = Request(spec, switch, assistant, user, defaults)
     if spec.saved is not None:
         try:
-            request = replace(request, saved_cut=saved.check(request, tokenizer))
+            request = replace(request, saved_check=saved.check(request, tokenizer))
         except saved.SavedAnswerError as exc:
             raise ProbeError(str(exc)) from None
     return request
@@ -164,6 +169,7 @@ class Pass1:
         fitted: their fitted budgets.
         sources: ``answers_from``: the ``answer_source`` of each saved answer.
         dropped: ``answers_from``: saved answers their length budget cut (``overlong: drop``).
+        ran_out: ``answers_from``: completions that used all the budget a full run would have had.
     """
 
     answers: list[str]
@@ -171,6 +177,7 @@ class Pass1:
     fitted: dict[int, budget.Fitted]
     sources: dict[int, dict] = field(default_factory=dict)
     dropped: set[int] = field(default_factory=set)
+    ran_out: set[int] = field(default_factory=set)
 
 
 def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length: int | None) -> Pass1:
@@ -186,19 +193,22 @@ def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length:
     answers = [r.spec.given_answer or "" for r in requests]
     todo = [i for i, r in enumerate(requests) if r.spec.given_answer is None and r.spec.saved is None]
     prompts = {i: requests[i].switch.assistant_prompt(requests[i].spec.messages) for i in todo}
-    fitted = dict(zip(todo, _fit([(prompts[i], requests[i].assistant_kwargs) for i in todo],
-                                 [requests[i] for i in todo], tokenizer, max_length, "pass 1")))
+    # answers_from: the saved prompt is pass 1, fitted as a generated answer's prompt would be
+    kept = [i for i, r in enumerate(requests) if r.spec.saved is not None and not r.saved_cut]
+    prompts.update({i: requests[i].spec.saved.prompt for i in kept})  # type: ignore[union-attr]
+    fit = [*todo, *kept]
+    fitted = dict(zip(fit, _fit([(prompts[i], requests[i].assistant_kwargs) for i in fit],
+                                [requests[i] for i in fit], tokenizer, max_length, "pass 1")))
     send = [i for i in todo if fitted[i].gen_kwargs is not None]
     if send:
         outputs = backend.generate([(prompts[i], fitted[i].gen_kwargs or {}) for i in send], name="assistant")
         for i, text in zip(send, outputs, strict=True):
             answers[i] = text
-    cut = {i for i, r in enumerate(requests) if r.saved_cut}
-    done = saved.complete(backend, requests, tokenizer, cut)
+    done = saved.complete(backend, requests, tokenizer, {i: fitted[i] for i in kept})
     for i, text in done.answers.items():
         answers[i] = text
-        prompts[i] = requests[i].spec.saved.prompt  # type: ignore[union-attr]  # equal to ours (resolve checked)
-    return Pass1(answers, prompts, fitted, done.sources, cut)
+        prompts[i] = requests[i].spec.saved.prompt  # type: ignore[union-attr]
+    return Pass1(answers, prompts, fitted, done.sources, done.dropped, done.ran_out)
 
 
 def _fit(prompts: list[tuple[str, dict]], requests: list[Request], tokenizer: Any, max_length: int | None,
@@ -216,7 +226,7 @@ def _hit_limit(text: str, fitted: budget.Fitted | None, tokenizer: Any) -> bool:
 
 def build_record(
     request: Request, answer: str, pass1_prompt: str | None, tokenizer: Any, fitted: budget.Fitted | None = None,
-    answer_source: dict | None = None,
+    answer_source: dict | None = None, ran_out: bool = False,
 ) -> ProbeRecord:
     """Perturb one answer and render its pass-2 prompts (:mod:`uta_tasks.probe.turns` decides
     what pass 2 shows, per ``pass2_context`` and ``truncate_scope``).
@@ -228,6 +238,7 @@ def build_record(
         tokenizer: the model's tokenizer (truncation counts its tokens).
         fitted: its fitted pass-1 budget (None when held-out).
         answer_source: ``answers_from``: where the answer was read from (None when generated).
+        ran_out: ``answers_from``: the completion used all the budget a full run would have had.
     """
     spec, switch = request.spec, request.switch
     split = reasoning.split(answer, pass1_prompt or "")
@@ -255,7 +266,7 @@ def build_record(
         role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop),
                      "template_args": switch.template_args},
         generation=_generation(request, fitted),
-        answer_incomplete=split.unclosed or _hit_limit(answer, fitted, tokenizer),
+        answer_incomplete=split.unclosed or ran_out or _hit_limit(answer, fitted, tokenizer),
         overlong=overlong,
         budget={"assistant": fitted.budget} if fitted is not None else {},
         given_answer=spec.given_answer is not None,
@@ -337,7 +348,8 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
     max_length = compat.max_length(lm)
     first = pass1(backend, requests, tokenizer, max_length)
     records = [
-        build_record(r, first.answers[i], first.prompts.get(i), tokenizer, first.fitted.get(i), first.sources.get(i))
+        build_record(r, first.answers[i], first.prompts.get(i), tokenizer, first.fitted.get(i), first.sources.get(i),
+                     i in first.ran_out)
         for i, r in enumerate(requests)
     ]
     _warn_incomplete(records)

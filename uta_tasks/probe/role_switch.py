@@ -17,6 +17,7 @@ Three ways to get it, chosen by the ``role_switch`` setting (``auto`` by default
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -69,6 +70,15 @@ class RoleSwitch:
             messages: the conversation up to and including the user turn q.
         """
         return self._render(messages, add_generation_prompt=True)
+
+    def assistant_header(self) -> str:
+        """The assistant role header the generation prompt writes, without the thinking block
+        some templates open after it (``<|im_start|>assistant``, ``<|start|>assistant``,
+        ``<|assistant|>``); "" when the template writes none."""
+        probe = [{"role": "user", "content": SENTINEL}]
+        with_prompt, without = self._render(probe, True), self._render(probe, False)
+        header = with_prompt[len(os.path.commonprefix([with_prompt, without])):]  # Phi-3 ends `without` with EOS
+        return header.split("<think>", 1)[0].strip()
 
     def _harmony_prefix(self, messages: list[dict]) -> str | None:
         """Everything pass 1 rendered before the first user turn (system header with its

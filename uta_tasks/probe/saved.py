@@ -1,26 +1,31 @@
-"""Pass 1 from a saved run (``answers_from``): the checks before anything generates, and the
-completion of answers the saved run cut at a stop string.
+"""Pass 1 from a saved run (``answers_from``): the saved prompt is pass 1, the checks before
+anything generates, and the completion of answers the saved run cut at a stop string.
 
 The task reads each document's :class:`~uta_tasks.schema.probe.SavedAnswer` when lm-eval
 builds it (:mod:`uta_tasks.runs.saved_answers` refuses a run without samples, a document it
-lacks, another model, stripped reasoning). What needs the model's tokenizer is checked
+lacks, another model, stripped reasoning). The model saw the saved prompt, whatever wrote it
+(few-shot examples, a fork's task version, ``--system_instruction``), so that prompt is pass 1,
+character for character, and pass 2 is built on it. What needs the model's tokenizer is checked
 here, for every request, before the first generation:
 
-- the saved prompt equals the pass-1 prompt the probe renders (same document, few-shot
-  examples, chat template, system instruction); a mismatch names the first differing
-  characters and the setting that explains it;
+- the saved prompt carries the model's chat template: its last role header is the assistant's
+  (else there is no assistant turn to switch from, and it is refused);
+- the probe's own rendering of the document is compared with it, and the outcome kept in the
+  record (``prompt_check``); ``prompt_mismatch: refuse`` refuses a difference instead;
 - the saved run sampled at the probe's temperature (the paper uses one for both passes);
 - the saved answer was not cut by its length budget (``overlong: drop`` drops the document
   and counts it in ``overlong``).
 
 lm-eval cuts each response at the task's ``until``; the paper's trace is the model's whole
 turn. When the saved run stopped at a string that is not the end of turn, every saved answer
-is continued from its own text (pass-1 prompt + saved text, the probe's stop strings and the
-rest of its token budget): an answer the model had ended adds only its end of turn, one cut
-at a stop string gets the rest of its turn, as under greedy decoding a full run would write.
-A response whose reasoning the saved run stripped (``think_end_token``) is used as logged: the
-model never wrote its final answer after the pass-1 prompt alone, so there is nothing to continue
-from (it runs as the rendered-history ablation, :mod:`uta_tasks.runs.saved_answers`).
+is continued from its own text (pass-1 prompt + saved text, the probe's stop strings), with the
+budget a full run of the task would have left it: the pass-1 budget fitted to the model's
+maximum length as for a generated answer, less the saved text's tokens. A completion that uses
+all of it is flagged incomplete, as a full run flags an answer that ran out. An answer the model
+had ended adds only its end of turn. A response whose reasoning the saved run stripped
+(``think_end_token``) is used as logged: the model never wrote its final answer after the pass-1
+prompt alone, so there is nothing to continue from (it runs as the rendered-history ablation,
+:mod:`uta_tasks.runs.saved_answers`).
 """
 
 from __future__ import annotations
@@ -29,9 +34,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from uta_tasks.probe import budget
 from uta_tasks.probe.backend import Backend, temperature
 from uta_tasks.probe.role_switch import RoleSwitch
-from uta_tasks.schema.probe import ProbeSpec, SavedAnswer
+from uta_tasks.schema.probe import PROMPT_DIFFERS, PROMPT_EQUAL, ProbeSpec, SavedAnswer
 
 #: lm-eval's max_gen_toks when a task sets none
 LM_EVAL_MAX_GEN_TOKS = 256
@@ -49,6 +55,9 @@ class Request(Protocol):
 
     @property
     def assistant_kwargs(self) -> dict: ...
+
+    @property
+    def saved_check(self) -> SavedCheck | None: ...
 
 
 class SavedAnswerError(RuntimeError):
@@ -74,18 +83,54 @@ def _hint(saved: str, ours: str, switch_stop: tuple[str, ...]) -> str:
             "another chat template (chat_template_args, enable_thinking), or another document")
 
 
+def _first_difference(saved: str, ours: str) -> int:
+    return next((i for i, (a, b) in enumerate(zip(saved, ours)) if a != b), min(len(saved), len(ours)))
+
+
 def _mismatch(task: str, saved: SavedAnswer, ours: str, stop: tuple[str, ...]) -> SavedAnswerError:
-    at = next((i for i, (a, b) in enumerate(zip(saved.prompt, ours)) if a != b), min(len(saved.prompt), len(ours)))
+    at = _first_difference(saved.prompt, ours)
     return SavedAnswerError(
         f"{task}: document {saved.doc_id}: the saved prompt ({saved.source.get('samples')}) differs from the probe's "
         f"pass-1 prompt at character {at}: saved {saved.prompt[at:at + _SHOWN]!r}, probe {ours[at:at + _SHOWN]!r}. "
-        f"Likely cause: {_hint(saved.prompt, ours, stop)}"
+        f"Likely cause: {_hint(saved.prompt, ours, stop)}. With prompt_mismatch=record (the default) the saved "
+        "prompt is pass 1 and the difference is recorded"
     )
 
 
-def check(request: Request, tokenizer: Any) -> bool:
-    """Refuse a saved answer that cannot stand for pass 1; True when its length budget cut it
-    (``overlong: drop``: the document is dropped).
+def _require_chat_template(spec: ProbeSpec, saved: SavedAnswer, switch: RoleSwitch) -> None:
+    """Refuse a saved prompt whose last role header is not the model's assistant header: it was
+    not rendered with the model's chat template, so there is no assistant turn to switch from."""
+    header = switch.assistant_header()
+    if not header:
+        return
+    at = saved.prompt.rfind(header)
+    if at >= 0 and not any(stop and stop in saved.prompt[at + len(header):] for stop in switch.stop):
+        return
+    raise SavedAnswerError(
+        f"{spec.task}: document {saved.doc_id}: the saved prompt ({saved.source.get('samples')}) does not end in the "
+        f"model's assistant header {header!r}: it was not rendered with the model's chat template, so the answer is "
+        f"not an assistant turn and there is no role to switch from (it ends {saved.prompt[-_SHOWN:]!r}). Save the "
+        "run again with --apply_chat_template (lm-eval), or with the model's chat template in the other harness"
+    )
+
+
+@dataclass(frozen=True)
+class SavedCheck:
+    """What :func:`check` found of one saved answer.
+
+    Attributes:
+        cut: its length budget cut the saved answer (``overlong: drop`` drops the document).
+        prompt_check: the probe's own rendering against the saved prompt, as the record keeps it:
+            ``{rendered: equal|differs, first_difference, likely_cause}``.
+    """
+
+    cut: bool
+    prompt_check: dict[str, Any]
+
+
+def check(request: Request, tokenizer: Any) -> SavedCheck:
+    """Refuse a saved answer that cannot stand for pass 1, and compare its prompt with the probe's
+    own rendering.
 
     Args:
         request: a resolved request with ``spec.saved``.
@@ -93,9 +138,15 @@ def check(request: Request, tokenizer: Any) -> bool:
     """
     spec, saved = request.spec, request.spec.saved
     assert saved is not None
+    _require_chat_template(spec, saved, request.switch)
     ours = request.switch.assistant_prompt(spec.messages)
-    if saved.prompt != ours:
+    if saved.prompt == ours:
+        prompt_check: dict[str, Any] = {"rendered": PROMPT_EQUAL, "first_difference": None, "likely_cause": None}
+    elif spec.prompt_mismatch == "refuse":
         raise _mismatch(spec.task, saved, ours, request.switch.stop)
+    else:
+        prompt_check = {"rendered": PROMPT_DIFFERS, "first_difference": _first_difference(saved.prompt, ours),
+                        "likely_cause": _hint(saved.prompt, ours, request.switch.stop)}
     theirs, mine = temperature(saved.gen_kwargs), temperature(request.assistant_kwargs)
     if theirs != mine:
         raise SavedAnswerError(
@@ -105,9 +156,9 @@ def check(request: Request, tokenizer: Any) -> bool:
         )
     limit = int(saved.gen_kwargs.get("max_gen_toks", LM_EVAL_MAX_GEN_TOKS))
     if _tokens(tokenizer, saved.text) < limit:
-        return False
+        return SavedCheck(False, prompt_check)
     if spec.overlong == "drop":
-        return True
+        return SavedCheck(True, prompt_check)
     raise SavedAnswerError(
         f"{spec.task}: document {saved.doc_id}: the saved answer ran into its length budget (max_gen_toks={limit}), so "
         "it is not the model's whole turn. Save the run again with a larger --gen_kwargs max_gen_toks, or pass "
@@ -133,41 +184,56 @@ class Completed:
         answers: request index -> the whole answer (saved text + what was generated).
         sources: request index -> the record's ``answer_source``.
         dropped: request indices whose saved answer its length budget cut (``overlong: drop``).
+        ran_out: request indices whose completion used all the budget a full run would have had
+            (the answer is incomplete, as a generated one that ran out is).
     """
 
     answers: dict[int, str]
     sources: dict[int, dict[str, Any]]
     dropped: set[int]
+    ran_out: set[int]
 
 
-def complete(backend: Backend, requests: Sequence[Request], tokenizer: Any, dropped: set[int]) -> Completed:
+def complete(backend: Backend, requests: Sequence[Request], tokenizer: Any,
+             fitted: dict[int, budget.Fitted]) -> Completed:
     """The whole answer of every request with a saved answer, generating only what a stop string cut.
 
     Args:
         backend: the batched backend.
         requests: the resolved requests (those without ``spec.saved`` are skipped).
         tokenizer: the model's tokenizer.
-        dropped: indices :func:`check` found cut by their length budget.
+        fitted: request index -> the pass-1 budget of its saved prompt, fitted to the model's
+            maximum length as for a generated answer (what a full run would have given it).
     """
     answers: dict[int, str] = {}
     sources: dict[int, dict[str, Any]] = {}
+    dropped: set[int] = set()
+    ran_out: set[int] = set()
     todo: list[tuple[int, str, dict]] = []
     for i, request in enumerate(requests):
         saved = request.spec.saved
         if saved is None:
             continue
         answers[i] = saved.text
-        sources[i] = {**saved.source, "doc_id": saved.doc_id, "tokens_added": 0, "saved_scores": saved.scores}
-        if i in dropped or saved.reasoning_stripped or not _extra_stops(request, tokenizer):
+        checked = request.saved_check
+        sources[i] = {**saved.source, "doc_id": saved.doc_id, "tokens_added": 0, "saved_scores": saved.scores,
+                      "prompt_check": checked.prompt_check if checked is not None else None}
+        if checked is not None and checked.cut:
+            dropped.add(i)
             continue
-        kwargs = dict(request.assistant_kwargs)
-        budget = int(kwargs.get("max_gen_toks", LM_EVAL_MAX_GEN_TOKS)) - _tokens(tokenizer, saved.text)
-        if budget < 1:
+        fit = fitted.get(i)
+        if saved.reasoning_stripped or fit is None or fit.gen_kwargs is None or not _extra_stops(request, tokenizer):
             continue
-        todo.append((i, saved.prompt + saved.text, {**kwargs, "max_gen_toks": budget}))
+        left = fit.budget - _tokens(tokenizer, saved.text)
+        if left < 1:
+            ran_out.add(i)
+            continue
+        todo.append((i, saved.prompt + saved.text, {**fit.gen_kwargs, "max_gen_toks": left}))
     if todo:
         outputs = backend.generate([(prompt, kwargs) for _, prompt, kwargs in todo], name="completion")
-        for (i, _, _), text in zip(todo, outputs, strict=True):
+        for (i, _, kwargs), text in zip(todo, outputs, strict=True):
             answers[i] += text
-            sources[i]["tokens_added"] = _tokens(tokenizer, text) if text else 0
-    return Completed(answers, sources, dropped)
+            sources[i]["tokens_added"] = added = _tokens(tokenizer, text) if text else 0
+            if added >= kwargs["max_gen_toks"]:
+                ran_out.add(i)
+    return Completed(answers, sources, dropped, ran_out)

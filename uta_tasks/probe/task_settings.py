@@ -20,7 +20,7 @@ from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, TRUNCATE_SCOPES, ques
 from uta_tasks.probe.role_switch import ROLE_SWITCHES
 from uta_tasks.probe.trace import PASS2_CONTEXTS
 from uta_tasks.schema.data import NLTK_DOWNLOADS
-from uta_tasks.schema.probe import DEFAULT_USER_MAX_GEN_TOKS
+from uta_tasks.schema.probe import DEFAULT_USER_MAX_GEN_TOKS, PROMPT_MISMATCH_CHOICES
 
 
 class TaskSettingError(ValueError):
@@ -98,6 +98,11 @@ SPECS: tuple[TaskSettingSpec, ...] = (
                     "`samples_<task>_<date>.jsonl`): pass 1 takes each document's saved response instead of "
                     "generating it; a response cut at a stop string is completed, not regenerated "
                     "([Add the probe to a run you already have](saved-runs.md))"),
+    TaskSettingSpec("prompt_mismatch", "choice", PROMPT_MISMATCH_CHOICES[0],
+                    "`answers_from`: the saved prompt is pass 1, character for character; the probe's own "
+                    "rendering of the document is a check. `record` keeps its outcome in each record "
+                    "(`answer_source.prompt_check`); `refuse` stops the run at a saved prompt the probe would "
+                    "not have written (other few-shot examples, another task version)", lambda: PROMPT_MISMATCH_CHOICES),
 )
 KEYS = tuple(spec.key for spec in SPECS)
 _DEFAULT = {spec.key: spec.default for spec in SPECS}
@@ -119,6 +124,7 @@ class TaskSettings:
     metrics: str = _DEFAULT["metrics"]
     nltk_download: str = _DEFAULT["nltk_download"]
     answers_from: str | None = _DEFAULT["answers_from"]
+    prompt_mismatch: str = _DEFAULT["prompt_mismatch"]
 
     @classmethod
     def from_metadata(cls, task: str, meta: Mapping[str, Any]) -> TaskSettings:

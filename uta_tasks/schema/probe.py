@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from uta_tasks.schema.field_types import check_field_types
 from uta_tasks.schema.verdict import Verdict
@@ -40,6 +40,14 @@ VERDICT_SLOTS: tuple[str, ...] = (VERDICT, VERDICT_REF, VERDICT_REFERENCE)
 RECORD_VERSION = 3
 # What records written before version 3 did (they carry no pass2_context or truncate_scope).
 LEGACY_DEFAULTS = {"pass2_context": "template", "truncate_scope": "final_answer"}
+
+# ``answers_from``: the saved prompt is pass 1; the probe's own rendering of the document is a
+# check whose outcome each record keeps (``answer_source.prompt_check.rendered``).
+PromptCheck = Literal["equal", "differs"]
+PROMPT_EQUAL: PromptCheck = "equal"
+PROMPT_DIFFERS: PromptCheck = "differs"
+# ``prompt_mismatch``: a saved prompt the probe would not have written is recorded, or refused.
+PROMPT_MISMATCH_CHOICES = ("record", "refuse")
 
 # Token limit of the user turn: a metadata setting, not a generation kwarg, because
 # lm-eval applies --gen_kwargs to every generate_until task of the run.
@@ -130,6 +138,8 @@ class ProbeSpec:
             included) or ``final_answer`` (the final answer only).
         user_samples: user turns generated per (q, a') (k of pass@k; 1 = the paper).
         saved: ``answers_from``: the saved answer pass 1 takes instead of generating one.
+        prompt_mismatch: ``answers_from``: ``record`` (the saved prompt is pass 1 whatever the
+            probe would render) or ``refuse`` (a saved prompt the probe would not write is refused).
     """
 
     task: str
@@ -148,6 +158,7 @@ class ProbeSpec:
     truncate_scope: str = "response"
     user_samples: int = 1
     saved: SavedAnswer | None = None
+    prompt_mismatch: str = PROMPT_MISMATCH_CHOICES[0]
 
     @property
     def q(self) -> str:

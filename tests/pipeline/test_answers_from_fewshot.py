@@ -1,0 +1,80 @@
+"""``answers_from`` on few-shot runs (issue 43): the saved prompt is pass 1, character for character.
+
+A plain lm-eval ``gsm8k`` run, 5-shot (the examples as one prompt, and as earlier chat turns with
+``--fewshot_as_multiturn``), or with ``--system_instruction``, is a prompt the probe would not
+have rendered itself. The model saw it, so it is the trace: every record's pass-1 prompt equals
+the saved prompt, its answer starts with the saved response, and pass 2 is that prompt, the
+whole turn, the end of turn and the user header. The probe's own rendering is a check whose
+outcome each record keeps.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pipeline_run import NO_JUDGE, evaluate, records
+from saved_lm_eval_runs import ASSISTANT, END, GSM8K, USER, GreedyLM, greedy_script, plain_gsm8k_folder, save
+
+from uta_tasks.schema.probe import PROMPT_DIFFERS, PROMPT_EQUAL
+from uta_tasks.wrap.check import plan
+from uta_tasks.wrap.yamls import write
+
+TASK = "uta_wrap_gsm8k"
+LIMIT = 3
+GEN = {"max_gen_toks": 200}
+
+
+@pytest.fixture()
+def greedy(tokenizer):
+    return GreedyLM(tokenizer, greedy_script)
+
+
+def _saved_and_probed(lm, tmp_path, **plain_kwargs) -> tuple[dict[int, dict], dict]:
+    write(tmp_path / "wrap", plan(["gsm8k"]), {})
+    plain = evaluate(lm, ["gsm8k"], include=(plain_gsm8k_folder(tmp_path / "plain"),), limit=LIMIT,
+                     apply_chat_template=True, gen_kwargs=GEN, **plain_kwargs)
+    folder = save(plain, tmp_path / "out")
+    saved = {s["doc_id"]: s for s in plain["samples"]["gsm8k"] if s["filter"] == "flexible-extract"}
+    lm.calls.clear()
+    probed = evaluate(lm, [TASK, f"{TASK}_trunc"], include=(tmp_path / "wrap",), limit=LIMIT, gen_kwargs=GEN,
+                      metadata={**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folder)})
+    return saved, probed
+
+
+def _prompt(sample: dict) -> str:
+    args = sample["arguments"]
+    return args["gen_args_0"]["arg_0"] if isinstance(args, dict) else args[0][0]
+
+
+@pytest.mark.parametrize("shots", [
+    pytest.param({"num_fewshot": 5, "fewshot_as_multiturn": False}, id="5-shot-one-prompt"),
+    pytest.param({"num_fewshot": 5, "fewshot_as_multiturn": True}, id="5-shot-multiturn"),
+    pytest.param({"num_fewshot": 0, "system_instruction": "You are terse."}, id="system-instruction"),
+])
+def test_a_few_shot_run_is_probed_on_its_own_prompts(greedy, tmp_path, shots):
+    saved, probed = _saved_and_probed(greedy, tmp_path, **shots)
+    sent = [prompt for batch in greedy.calls for prompt, _ in batch]
+    assert not any(p.endswith(ASSISTANT) for p in sent)  # no answer generated: continuations and user turns only
+    for task in (TASK, f"{TASK}_trunc"):
+        for record, sample in zip(records(probed, task), probed["samples"][task], strict=True):
+            theirs = saved[sample["doc_id"]]
+            assert record.pass1_prompt == _prompt(theirs)
+            assert record.a.startswith(theirs["resps"][0][0]) and record.a.endswith("The answer is 12.")
+            if task == TASK:
+                assert record.pass2_prompt == f"{record.pass1_prompt}{record.a}{END}\n{USER}"
+            check = record.answer_source["prompt_check"]
+            assert check["rendered"] == PROMPT_DIFFERS and check["first_difference"] > 0
+    first = records(probed, TASK)[0]
+    if shots.get("num_fewshot"):
+        assert first.pass1_prompt.count("Question:") == 6  # five examples, then the document
+        assert "few-shot" in first.answer_source["prompt_check"]["likely_cause"]
+        # five examples as earlier turns, or all in the one user turn
+        assert first.pass1_prompt.count(ASSISTANT) == (6 if shots.get("fewshot_as_multiturn") else 1)
+    else:
+        assert "You are terse." in first.pass1_prompt
+
+
+def test_a_zero_shot_run_records_that_the_probe_renders_the_same_prompt(greedy, tmp_path):
+    saved, probed = _saved_and_probed(greedy, tmp_path, num_fewshot=0)
+    for record in records(probed, TASK):
+        assert record.answer_source["prompt_check"] == {"rendered": PROMPT_EQUAL, "first_difference": None,
+                                                         "likely_cause": None}
