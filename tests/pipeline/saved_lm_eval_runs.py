@@ -28,6 +28,13 @@ def plain_gsm8k_folder(folder: Path) -> Path:
     return folder
 
 
+def saved_prompt(sample: dict) -> str:
+    """The prompt of one lm-eval sample: ``arguments`` as the samples file holds them
+    (``{"gen_args_0": {"arg_0": ...}}``) or as ``simple_evaluate`` returns them (``[[prompt, kwargs]]``)."""
+    args = sample["arguments"]
+    return args["gen_args_0"]["arg_0"] if isinstance(args, dict) else args[0][0]
+
+
 def thinking_answer(question: str, words: int = 40, stop: str = "Question:") -> str:
     """The whole turn of the scripted reasoning model: a ``<think>`` trace holding gsm8k's stop
     string ``Question:``, then a final answer (right for the fixture's first document)."""

@@ -12,7 +12,17 @@ from __future__ import annotations
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
-from saved_lm_eval_runs import ASSISTANT, END, GSM8K, USER, GreedyLM, greedy_script, plain_gsm8k_folder, save
+from saved_lm_eval_runs import (
+    ASSISTANT,
+    END,
+    GSM8K,
+    USER,
+    GreedyLM,
+    greedy_script,
+    plain_gsm8k_folder,
+    save,
+    saved_prompt,
+)
 
 from uta_tasks.schema.probe import PROMPT_DIFFERS, PROMPT_EQUAL
 from uta_tasks.wrap.check import plan
@@ -40,11 +50,6 @@ def _saved_and_probed(lm, tmp_path, **plain_kwargs) -> tuple[dict[int, dict], di
     return saved, probed
 
 
-def _prompt(sample: dict) -> str:
-    args = sample["arguments"]
-    return args["gen_args_0"]["arg_0"] if isinstance(args, dict) else args[0][0]
-
-
 @pytest.mark.parametrize("shots", [
     pytest.param({"num_fewshot": 5, "fewshot_as_multiturn": False}, id="5-shot-one-prompt"),
     pytest.param({"num_fewshot": 5, "fewshot_as_multiturn": True}, id="5-shot-multiturn"),
@@ -57,7 +62,7 @@ def test_a_few_shot_run_is_probed_on_its_own_prompts(greedy, tmp_path, shots):
     for task in (TASK, f"{TASK}_trunc"):
         for record, sample in zip(records(probed, task), probed["samples"][task], strict=True):
             theirs = saved[sample["doc_id"]]
-            assert record.pass1_prompt == _prompt(theirs)
+            assert record.pass1_prompt == saved_prompt(theirs)
             assert record.a.startswith(theirs["resps"][0][0]) and record.a.endswith("The answer is 12.")
             if task == TASK:
                 assert record.pass2_prompt == f"{record.pass1_prompt}{record.a}{END}\n{USER}"
