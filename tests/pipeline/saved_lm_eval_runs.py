@@ -107,3 +107,55 @@ def save(results: dict, out: Path, model_args: str = "pretrained=scripted") -> P
         tracker.save_results_samples(task_name=task, samples=logged)
     (folder,) = {p.parent for p in out.rglob("results_*.json")}
     return folder
+
+
+TOKENIZER = Path(__file__).resolve().parents[1] / "fixtures" / "tokenizers" / "smollm2"
+
+
+class ModelCreated(Exception):
+    """lm-eval reached its model creation."""
+
+
+def uta_eval_until_the_model(folders: dict, monkeypatch: Any, task: str, limit: int, **meta: Any) -> list[str]:
+    """Run ``uta-eval run --model hf`` (lm-eval's own command line) on the saved run in
+    ``folders["out"]``, with lm-eval's model creation replaced by one that records the model's name
+    and raises ModelCreated.
+
+    Args:
+        folders: ``out`` (the saved run) and ``wrap`` (the wrapped task's folder).
+        monkeypatch: pytest's, to restore what the command line changes.
+        task: the probe task.
+        limit: ``--limit``.
+        meta: more ``--metadata`` settings.
+    """
+    import logging
+
+    import lm_eval
+    import lm_eval.api.registry
+    from pipeline_run import NO_JUDGE
+
+    from uta_tasks import cli
+    from uta_tasks.lm_eval_compat.logs import EVALUATOR_LOGGER
+
+    created: list[str] = []
+
+    def get_model(name: str) -> None:
+        created.append(name)
+        raise ModelCreated(name)
+
+    # restored after the test: the check wraps simple_evaluate (which lm_eval loads lazily, on first use),
+    # uta-eval adds a note to the evaluator's log
+    loaded = "simple_evaluate" in vars(lm_eval)
+    monkeypatch.setitem(vars(lm_eval), "simple_evaluate", lm_eval.simple_evaluate)
+    if not loaded:  # as lm-eval's command line finds it; deleted again after the test
+        monkeypatch.delitem(vars(lm_eval), "simple_evaluate")
+    evaluator_log = logging.getLogger(EVALUATOR_LOGGER)
+    monkeypatch.setattr(evaluator_log, "filters", list(evaluator_log.filters))
+    monkeypatch.setattr(lm_eval.api.registry, "get_model", get_model)
+    metadata = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folders["out"]), **meta}
+    monkeypatch.setattr("sys.argv", [
+        "uta-eval", "run", "--model", "hf", "--model_args", f"pretrained=scripted,tokenizer={TOKENIZER}",
+        "--tasks", task, "--include_path", str(folders["wrap"]), "--limit", str(limit),
+        "--gen_kwargs", "max_gen_toks=200", "--metadata", json.dumps(metadata)])
+    cli.main()
+    return created

@@ -11,16 +11,22 @@ probe completes each from its saved prefix.
 from __future__ import annotations
 
 import json
-import logging
 import re
 from functools import partial
-from pathlib import Path
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
-from saved_lm_eval_runs import GSM8K, GreedyLM, greedy_script, plain_gsm8k_folder, save, thinking_answer
+from saved_lm_eval_runs import (
+    GSM8K,
+    GreedyLM,
+    ModelCreated,
+    greedy_script,
+    plain_gsm8k_folder,
+    save,
+    thinking_answer,
+    uta_eval_until_the_model,
+)
 
-from uta_tasks.lm_eval_compat.logs import EVALUATOR_LOGGER
 from uta_tasks.wrap.check import plan
 from uta_tasks.wrap.yamls import write
 
@@ -278,45 +284,6 @@ def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkey
     assert done.value.code == 2 and err.startswith("uta-eval: ") and re.search(match, err)
 
 
-TOKENIZER = Path(__file__).resolve().parents[1] / "fixtures" / "tokenizers" / "smollm2"
-
-
-class ModelCreated(Exception):
-    """lm-eval reached its model creation."""
-
-
-def _uta_eval_until_the_model(folders, monkeypatch) -> list[str]:
-    """Run ``uta-eval run --model hf`` (lm-eval's own command line) on the saved run, with lm-eval's
-    model creation replaced by one that records the model's name and raises ModelCreated."""
-    import lm_eval
-    import lm_eval.api.registry
-
-    from uta_tasks import cli
-
-    created: list[str] = []
-
-    def get_model(name: str):
-        created.append(name)
-        raise ModelCreated(name)
-
-    # restored after the test: the check wraps simple_evaluate (which lm_eval loads lazily, on first use),
-    # uta-eval adds a note to the evaluator's log
-    loaded = "simple_evaluate" in vars(lm_eval)
-    monkeypatch.setitem(vars(lm_eval), "simple_evaluate", lm_eval.simple_evaluate)
-    if not loaded:  # as lm-eval's command line finds it; deleted again after the test
-        monkeypatch.delitem(vars(lm_eval), "simple_evaluate")
-    evaluator_log = logging.getLogger(EVALUATOR_LOGGER)
-    monkeypatch.setattr(evaluator_log, "filters", list(evaluator_log.filters))
-    monkeypatch.setattr(lm_eval.api.registry, "get_model", get_model)
-    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folders["out"])}
-    monkeypatch.setattr("sys.argv", [
-        "uta-eval", "run", "--model", "hf", "--model_args", f"pretrained=scripted,tokenizer={TOKENIZER}",
-        "--tasks", TASK, "--include_path", str(folders["wrap"]), "--limit", str(LIMIT),
-        "--gen_kwargs", "max_gen_toks=200", "--metadata", json.dumps(meta)])
-    cli.main()
-    return created
-
-
 @pytest.mark.parametrize(("saved_run", "match", "fix"), [
     ({"limit": 2}, "document 2 is not in the saved run", "run the probe with the saved run's --limit"),
     ({"task": "arc_easy"}, r"logged samples of \['arc_easy'\], not of", "point answers_from at a run of that task"),
@@ -336,7 +303,7 @@ def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, fol
         samples.rename(samples.with_name(samples.name.replace("gsm8k", task)))
     capsys.readouterr()
     with pytest.raises(SystemExit) as done:
-        _uta_eval_until_the_model(folders, monkeypatch)
+        uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT)
     message = capsys.readouterr().err.splitlines()[-1]  # lm-eval's own log lines come first
     assert done.value.code == 2 and re.search(match, message)
     assert message.startswith(f"uta-eval: {TASK}: ") and fix in message
@@ -345,4 +312,4 @@ def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, fol
 def test_uta_eval_lets_a_matching_saved_run_through_to_the_model(greedy, folders, monkeypatch):
     save(_plain_run(greedy, folders), folders["out"])
     with pytest.raises(ModelCreated):
-        _uta_eval_until_the_model(folders, monkeypatch)
+        uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT)

@@ -17,8 +17,11 @@ from uta_tasks.schema import output
 log = logging.getLogger(__name__)
 
 
-# lm-eval's date id in its file names, e.g. ``2026-11-30T00-00-00.123456``.
-SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+# lm-eval's date id in its file names, e.g. ``2026-11-30T00-00-00.123456``. Samples files are
+# ``.jsonl``; lm-eval of 2024 (the Open LLM Leaderboard's details) named them ``.json`` (one object
+# a line all the same), and a published copy may be gzipped.
+SAMPLES_NAME = re.compile(
+    r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+?)\.(?P<ext>jsonl|json|jsonl\.gz)$")
 _MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 
 
@@ -82,12 +85,11 @@ class RunFiles:
 
 def _samples_of(results: Path) -> dict[str, Path]:
     date_id = results.stem[len(output.RESULTS_PREFIX):]
-    suffix = f"_{date_id}.jsonl"
     found: dict[str, Path] = {}
-    for path in sorted(results.parent.glob(f"{output.SAMPLES_PREFIX}*{suffix}")):
-        task = path.name[len(output.SAMPLES_PREFIX): -len(suffix)]
-        if task:
-            found[task] = path
+    for path in sorted(results.parent.glob(f"{output.SAMPLES_PREFIX}*_{date_id}.*")):
+        match = SAMPLES_NAME.match(path.name)
+        if match is not None and match["date"] == date_id:
+            found.setdefault(match["task"], path)  # sorted: .json before .jsonl before .jsonl.gz
     return found
 
 

@@ -1,17 +1,17 @@
 """Answers read from a saved run (the task setting ``answers_from``).
 
-A saved run is an lm-eval output folder (or one ``samples_<task>_<date>.jsonl`` in it) written
-with ``--log_samples``: a plain lm-eval run of the source task of a wrapped ``uta:NAME`` task,
-or an earlier uta run. Per document it holds the prompt the model saw and its raw response:
-lm-eval's ``arguments`` and ``resps``, or, in a uta run's samples, the probe record's
-``pass1_prompt`` and ``a`` (the whole turn). The results file beside it names the model, its
-``model_args``, the lm-eval version and the generation settings.
+A saved run is lm-eval output written with ``--log_samples`` (:mod:`uta_tasks.runs.saved_files`
+finds the newest run holding the task, :mod:`uta_tasks.runs.saved_lines` reads its lines): a
+plain lm-eval run of the source task of a wrapped ``uta:NAME`` task, or an earlier uta run.
+Per document it holds the prompt the model saw and its raw response. The results file beside it
+names the model, its ``model_args``, the lm-eval version and the generation settings.
 
 Everything here is read once per task, when lm-eval builds the task; the refusals that need
-no model (no samples, a model other than the run's, a document the run lacks) are raised here,
-the others by the probe before pass 1 (:func:`uta_tasks.probe.saved.check`). A run whose
-reasoning lm-eval cut out before logging (``think_end_token``) holds no pass-1 trace: it runs
-only as the rendered-history ablation (:func:`stripped_context`).
+no model (no samples, a model other than the run's, a document the run lacks, a file lm-eval
+did not write) are raised here, the others by the probe before pass 1
+(:func:`uta_tasks.probe.saved.check`). A run whose reasoning lm-eval cut out before logging
+(``think_end_token``) holds no pass-1 trace: it runs only as the rendered-history ablation
+(:func:`stripped_context`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from typing import Any
 
 from uta_tasks.probe.backend import temperature
 from uta_tasks.probe.trace import PASS2_CONTEXTS
-from uta_tasks.runs.folder import SAMPLES_NAME, RunNotFoundError, _from_model_args, model_name, single_run
+from uta_tasks.runs import saved_files, saved_lines
+from uta_tasks.runs.folder import _from_model_args, model_name
 from uta_tasks.runs.jsonio import read_json, read_jsonl
-from uta_tasks.schema import output
-from uta_tasks.schema.probe import ProbeRecord, SavedAnswer
+from uta_tasks.schema.probe import SavedAnswer
 
 
 class SavedRunError(ValueError):
@@ -39,8 +39,6 @@ class SavedRunError(ValueError):
 #: without its reasoning runs as
 PAPER_CONTEXT, RENDERED_CONTEXT = PASS2_CONTEXTS[0], PASS2_CONTEXTS[1]
 _MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
-# lm-eval's sample keys: the request's arguments and the raw responses (before any filter).
-_ARGUMENTS, _RAW_RESPS = "arguments", "resps"
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,10 @@ class SavedTask:
         samples: its samples file.
         answers: doc_id -> the saved answer.
         docs: doc_id -> the saved document (to check it is the same document).
-        source: ``{path, model, lm_eval_version, config_digest, samples}``.
+        source: ``{path, model, lm_eval_version, config_digest, samples}``; ``config_digest`` is
+            a digest of the saved run's configuration and of every prompt, response and
+            generation setting read.
+        config: the ``config`` block of the saved run's results file ({} without one).
     """
 
     task: str
@@ -60,6 +61,7 @@ class SavedTask:
     answers: dict[int, SavedAnswer]
     docs: dict[int, Any]
     source: dict[str, Any]
+    config: dict[str, Any]
 
     def answer(self, task: str, doc_id: int, doc: Mapping[str, Any]) -> SavedAnswer:
         """The saved answer of one document, or a refusal naming it.
@@ -89,135 +91,89 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True, default=str))
 
 
-def _samples_file(path: Path, names: Sequence[str], task: str) -> tuple[Path, Path | None, str]:
-    """The samples file of the first of ``names`` the saved run holds, and its results file."""
-    if path.is_file():
-        match = SAMPLES_NAME.match(path.name)
-        if match is None:
-            raise SavedRunError(f"{task}: answers_from={path}: not an lm-eval samples_<task>_<date>.jsonl file or a run folder")
-        results = path.with_name(f"{output.RESULTS_PREFIX}{match['date']}.json")
-        return path, results if results.exists() else None, match["task"]
-    try:
-        run = single_run(path)
-    except RunNotFoundError as exc:
-        raise SavedRunError(f"{task}: answers_from={path}: {exc}") from None
-    if not run.samples:
-        raise SavedRunError(
-            f"{task}: answers_from={path}: the run {run.results.name} has no samples files; run it again with --log_samples "
-            "(the probe needs every document's prompt and response)"
-        )
-    for name in names:
-        if name in run.samples:
-            return run.samples[name], run.results, name
-    raise SavedRunError(
-        f"{task}: answers_from={path}: the run {run.results.name} logged samples of {sorted(run.samples)}, not of "
-        f"{' or '.join(names)}; point answers_from at a run of that task"
-    )
-
-
 def run_files(path: str | Path) -> list[Path]:
-    """The files ``answers_from`` reads: the samples file given, or the newest run's results
-    and samples files in the folder given.
+    """The files ``answers_from`` reads: for each task the saved run logged, the samples file of
+    the newest run holding it and that run's results file.
 
     Args:
         path: the ``answers_from`` setting.
     """
-    root = Path(path).expanduser()
-    if root.is_file():
-        return [root]
     try:
-        run = single_run(root)
-    except RunNotFoundError as exc:
-        raise SavedRunError(f"answers_from={path}: {exc}") from None
-    return [run.results, *run.samples.values()]
+        every = saved_files.every_task(path, f"answers_from={path}")
+    except saved_files.SavedFilesError as exc:
+        raise SavedRunError(str(exc)) from None
+    return [file for found in every for file in ([found.results] if found.results else []) + [found.samples]]
 
 
-def _digest(results: Mapping[str, Any], task: str) -> str:
-    config = {"config": results.get("config"), "task": (results.get("configs") or {}).get(task)}
-    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-def _arguments(line: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    args = line.get(_ARGUMENTS)
-    if isinstance(args, dict):  # lm-eval 0.4: {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}}
-        first: dict[str, Any] = next(iter(args.values()), {})
-        return str(first.get("arg_0", "")), dict(first.get("arg_1") or {})
-    if isinstance(args, list) and args and isinstance(args[0], list):  # [[prompt, gen_kwargs]]
-        return str(args[0][0]), dict(args[0][1] if len(args[0]) > 1 else {})
-    return "", {}
-
-
-def _uta_record(line: Mapping[str, Any]) -> ProbeRecord | None:
+def _read(path: Path, where: str) -> Any:
     try:
-        item = line[output.SAMPLE_RESPS][0][0]
-        data = json.loads(item) if isinstance(item, str) else item
-    except (KeyError, IndexError, TypeError, ValueError):
-        return None
-    if not isinstance(data, dict) or "pass1_prompt" not in data or "a" not in data:
-        return None
-    return ProbeRecord.from_json(data)
+        return read_json(path)
+    except (ValueError, OSError) as exc:
+        raise SavedRunError(f"{where}: {exc}") from None
 
 
-def _scores(line: Mapping[str, Any], primary: str | None) -> dict[str, Any]:
-    filter_name = line.get("filter")
-    out = {}
-    for metric in line.get("metrics") or []:
-        if metric in line:
-            name = metric if filter_name in (None, "none") else f"{metric}_{filter_name}"
-            out[name.replace(",", "_")] = line[metric]
-    if primary and primary in line:
-        out[primary] = line[primary]
-    return out
+def _results(found: saved_files.SavedFiles, where: str) -> dict[str, Any]:
+    results = _read(found.results, where) if found.results is not None else {}
+    if not isinstance(results, dict):
+        raise SavedRunError(f"{where}: {found.results} is a JSON {type(results).__name__}, not lm-eval's results object")
+    return results
+
+
+def _task_config(results: Mapping[str, Any], task: str) -> dict[str, Any]:
+    configs = results.get("configs")
+    config = configs.get(task) if isinstance(configs, dict) else None
+    return config if isinstance(config, dict) else {}
 
 
 def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
     """Read the saved answers of a task.
 
     Args:
-        path: ``answers_from``: a run folder (the newest run in it) or a samples file.
+        path: ``answers_from``: a run folder (the newest run holding the task) or a samples file.
         names: the task names to look for in the saved run, in order (the task itself, its
             unperturbed task, the source task of a wrapped task).
         task: the probe task (for messages).
     """
     root = Path(path).expanduser()
-    if not root.exists():
-        raise SavedRunError(f"{task}: answers_from={path} does not exist; give the --output_path folder of a run "
-                            "made with --log_samples, or one of its samples_<task>_<date>.jsonl files")
-    samples, results_path, name = _samples_file(root, names, task)
-    results = read_json(results_path) if results_path is not None else {}
-    primary = ((results.get("configs") or {}).get(name, {}).get("metadata") or {}).get("uta_primary")
+    try:
+        found = saved_files.find(root, names, task)
+    except saved_files.SavedFilesError as exc:
+        raise SavedRunError(str(exc)) from None
+    results = _results(found, task)
+    metadata = _task_config(results, found.task).get("metadata")
+    primary = metadata.get("uta_primary") if isinstance(metadata, dict) else None
     answers: dict[int, SavedAnswer] = {}
     docs: dict[int, Any] = {}
     stripped = think_end_token(results.get("config")) is not None
-    source = {"path": str(root), "samples": samples.name, "task": name,
-              "model": model_name(results, samples.parent) if results else None,
-              "lm_eval_version": results.get("lm_eval_version"), "config_digest": _digest(results, name),
+    # what the answers are: the run's configuration and every prompt, response and setting read
+    digest = hashlib.sha256(json.dumps({"config": results.get("config"), "task": _task_config(results, found.task)},
+                                       sort_keys=True, default=str).encode())
+    source = {"path": str(root), "samples": found.samples.name, "task": found.task,
+              "model": model_name(results, found.samples.parent) if results else None,
+              "lm_eval_version": results.get("lm_eval_version"), "config_digest": None,
               "reasoning_stripped": stripped}
-    for where, line in read_jsonl(samples):
-        if not isinstance(line, dict) or "doc_id" not in line:
-            raise SavedRunError(f"{task}: {where} is not an lm-eval sample (no doc_id)")
-        doc_id = int(line["doc_id"])
-        record = _uta_record(line)
-        if record is not None:
-            if record.pass1_prompt is None:
-                raise SavedRunError(f"{task}: {where}: document {doc_id} has no generated answer (held-out data); "
-                                    "held-out tasks take their answers from the data, not from a saved run")
-            prompt, text, kwargs = record.pass1_prompt, record.a, dict(record.generation.get("assistant") or {})
-        else:
-            prompt, kwargs = _arguments(line)
-            try:
-                text = line[_RAW_RESPS][0][0]
-            except (KeyError, IndexError, TypeError):
-                raise SavedRunError(f"{task}: {where}: no response (resps) for document {doc_id}") from None
-        scores = _scores(line, primary)
-        if doc_id in answers:  # lm-eval 0.4 logs one line per filter: the same answer, more scores
-            scores = {**answers[doc_id].scores, **scores}
-        answers[doc_id] = SavedAnswer(doc_id, str(prompt), str(text), kwargs, scores, source,
-                                      stripped and record is None)
-        docs[doc_id] = line.get("doc")
+    lines: list[saved_lines.SavedLine] = []
+    try:
+        for where, raw in read_jsonl(found.samples):
+            line = saved_lines.parse(raw, where, primary)
+            lines.append(line)
+            digest.update(json.dumps([line.doc_id, line.prompt, line.text, line.gen_kwargs], sort_keys=True,
+                                     default=str).encode())
+    except saved_lines.SavedLineError as exc:
+        raise SavedRunError(f"{task}: {exc}") from None
+    except (ValueError, OSError) as exc:
+        raise SavedRunError(f"{task}: {exc}; answers_from reads lm-eval --log_samples files") from None
+    source["config_digest"] = digest.hexdigest()[:16]
+    for line in lines:
+        scores = line.scores
+        if line.doc_id in answers:  # lm-eval 0.4 logs one line per filter: the same answer, more scores
+            scores = {**answers[line.doc_id].scores, **scores}
+        answers[line.doc_id] = SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, scores, source,
+                                           stripped and not line.uta_record)
+        docs[line.doc_id] = line.doc
     if not answers:
-        raise SavedRunError(f"{task}: {samples} holds no samples; run the saved task again with --log_samples")
-    return SavedTask(name, samples, answers, docs, source)
+        raise SavedRunError(f"{task}: {found.samples} holds no samples; run the saved task again with --log_samples")
+    return SavedTask(found.task, found.samples, answers, docs, source, dict(results.get("config") or {}))
 
 
 def check_model(task: str, saved: SavedTask, results_config: Mapping[str, Any] | None, meta: Mapping[str, Any]) -> None:
@@ -287,7 +243,7 @@ def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mappin
     """The refusals that need neither the model nor the tasks, for ``uta-eval`` to raise before
     lm-eval loads the model: no run or no samples, another model, the paper's trace asked of a
     run whose reasoning ``think_end_token`` stripped, another temperature (the first sample of
-    each samples file against ``--gen_kwargs`` over the uta tasks' greedy default).
+    each task's samples file against ``--gen_kwargs`` over the uta tasks' greedy default).
 
     Args:
         path: the ``answers_from`` setting.
@@ -296,36 +252,33 @@ def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mappin
         pass2_context: the ``pass2_context`` of ``--metadata`` (None: not set).
     """
     where = f"answers_from={path}"
-    files = run_files(path)
-    samples = [f for f in files if SAMPLES_NAME.match(f.name)]
-    if not samples:
-        raise SavedRunError(f"{where}: the run {files[0].name} has no samples files; run it again with --log_samples "
-                            "(the probe needs every document's prompt and response)")
-    match = SAMPLES_NAME.match(samples[0].name)
-    assert match is not None
-    results = samples[0].with_name(f"{output.RESULTS_PREFIX}{match['date']}.json")
-    full = read_json(results) if results.exists() else {}
-    _check_model(where, samples[0], model_name(full, samples[0].parent) if full else None, full.get("config"),
-                 model_args)
-    stripped_context(where, samples[0], full.get("config"), pass2_context)
+    try:
+        every = saved_files.every_task(path, where)
+    except saved_files.SavedFilesError as exc:
+        raise SavedRunError(str(exc)) from None
     mine = temperature(gen_kwargs)
-    for file in samples:
-        for line_where, line in read_jsonl(file):
-            record = _uta_record(line)
-            kwargs = dict(record.generation.get("assistant") or {}) if record is not None else _arguments(line)[1]
-            if temperature(kwargs) != mine:
-                raise SavedRunError(
-                    f"{line_where}: the saved run sampled at temperature {temperature(kwargs)}, the probe at {mine}; "
-                    f"the paper uses one temperature for the answer and the user turn. Run the probe with "
-                    f"--gen_kwargs temperature={temperature(kwargs)}, or save a run at {mine}"
-                )
-            break
+    for found in every:
+        full = _results(found, where)
+        config = full.get("config") if isinstance(full.get("config"), dict) else None
+        _check_model(where, found.samples, model_name(full, found.samples.parent) if full else None, config,
+                     model_args)
+        stripped_context(where, found.samples, config, pass2_context)
+        try:
+            for line_where, raw in read_jsonl(found.samples):
+                kwargs = saved_lines.parse(raw, line_where).gen_kwargs
+                if temperature(kwargs) != mine:
+                    raise SavedRunError(
+                        f"{line_where}: the saved run sampled at temperature {temperature(kwargs)}, the probe at "
+                        f"{mine}; the paper uses one temperature for the answer and the user turn. Run the probe with "
+                        f"--gen_kwargs temperature={temperature(kwargs)}, or save a run at {mine}"
+                    )
+                break
+        except saved_lines.SavedLineError as exc:
+            raise SavedRunError(str(exc)) from None
+        except (ValueError, OSError) as exc:
+            raise SavedRunError(f"{where}: {exc}; answers_from reads lm-eval --log_samples files") from None
 
 
 def results_config(saved: SavedTask) -> dict[str, Any]:
     """The ``config`` block of the saved run's results file ({} without one)."""
-    match = SAMPLES_NAME.match(saved.samples.name)
-    if match is None:
-        return {}
-    results = saved.samples.with_name(f"{output.RESULTS_PREFIX}{match['date']}.json")
-    return dict((read_json(results) or {}).get("config") or {}) if results.exists() else {}
+    return saved.config

@@ -1,0 +1,142 @@
+"""``answers_from`` on lm-eval output as it exists (issue 43): samples files named ``.json`` (lm-eval
+of 2024, the Open LLM Leaderboard's details) or gzipped, folders holding several runs, and files
+lm-eval did not write, each refused by ``uta-eval`` with exit 2 naming the file and line, before
+the model is created.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from pipeline_run import NO_JUDGE, evaluate, records
+from saved_lm_eval_runs import (
+    GSM8K,
+    GreedyLM,
+    ModelCreated,
+    greedy_script,
+    plain_gsm8k_folder,
+    save,
+    uta_eval_until_the_model,
+)
+
+from uta_tasks.wrap.check import plan
+from uta_tasks.wrap.yamls import write
+
+TASK = "uta_wrap_gsm8k"
+LIMIT = 3
+GEN = {"max_gen_toks": 200}
+
+
+@pytest.fixture()
+def greedy(tokenizer):
+    return GreedyLM(tokenizer, greedy_script)
+
+
+@pytest.fixture()
+def folders(tmp_path):
+    write(tmp_path / "wrap", plan(["gsm8k"]), {})
+    return {"plain": plain_gsm8k_folder(tmp_path / "plain"), "wrap": tmp_path / "wrap", "out": tmp_path / "out"}
+
+
+def _plain(lm, folders, limit: int = LIMIT) -> dict:
+    return evaluate(lm, ["gsm8k"], include=(folders["plain"],), limit=limit, apply_chat_template=True, num_fewshot=0,
+                    gen_kwargs=GEN)
+
+
+def _probe(lm, folders, answers_from) -> dict:
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(answers_from)}
+    return evaluate(lm, [TASK], metadata=meta, include=(folders["wrap"],), limit=LIMIT, gen_kwargs=GEN)
+
+
+def _samples(folder):
+    (path,) = folder.glob("samples_gsm8k_*.jsonl")
+    return path
+
+
+def _responses(path) -> dict[int, str]:
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return {s["doc_id"]: s["resps"][0][0] for s in lines}
+
+
+def test_samples_named_json_as_in_2024_are_read(greedy, folders):
+    samples = _samples(save(_plain(greedy, folders), folders["out"]))
+    saved = _responses(samples)
+    samples.rename(samples.with_suffix(".json"))
+    probed = _probe(greedy, folders, folders["out"])
+    for record, sample in zip(records(probed, TASK), probed["samples"][TASK], strict=True):
+        assert record.a.startswith(saved[sample["doc_id"]])
+        assert record.answer_source["samples"].endswith(".json")
+
+
+def test_the_newest_run_holding_the_task_is_read_whatever_came_after(greedy, folders):
+    """Three runs in one folder: gsm8k on 2 documents, gsm8k on 3, then a run of another task."""
+    save(_plain(greedy, folders, limit=2), folders["out"])
+    folder = save(_plain(greedy, folders), folders["out"])
+    newest_gsm8k = max(folder.glob("samples_gsm8k_*.jsonl"))
+    other = save(_plain(greedy, folders), folders["out"])
+    latest = max(other.glob("samples_gsm8k_*.jsonl"))
+    latest.rename(latest.with_name(latest.name.replace("gsm8k", "arc_easy")))
+    probed = _probe(greedy, folders, folders["out"])
+    assert {r.answer_source["samples"] for r in records(probed, TASK)} == {newest_gsm8k.name}
+    assert len(records(probed, TASK)) == LIMIT  # document 2 is only in the newer gsm8k run
+
+
+def test_the_digest_covers_the_answers(greedy, folders):
+    samples = _samples(save(_plain(greedy, folders), folders["out"]))
+    before = records(_probe(greedy, folders, folders["out"]), TASK)[0].answer_source["config_digest"]
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    lines[-1]["resps"][0][0] = lines[-1]["resps"][0][0][:-1]  # one character less of the same turn
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    after = records(_probe(greedy, folders, folders["out"]), TASK)[0].answer_source["config_digest"]
+    assert before != after
+
+
+def _each(text: str, change) -> str:
+    return "".join(json.dumps(change(json.loads(line))) + "\n" for line in text.splitlines())
+
+
+def _nested(depth: int) -> str:
+    return '{"doc_id": 0, "doc": ' + "[" * depth + "]" * depth + "}\n"
+
+
+@pytest.mark.parametrize(("damage", "said"), [
+    pytest.param(lambda text: "this is not json\n", ":1 is not valid JSON", id="garbage"),
+    pytest.param(lambda text: gzip.compress(text.encode()), ":1 is not valid JSON", id="gzip-bytes-named-jsonl"),
+    pytest.param(lambda text: _nested(10_000), ":1 nests JSON more than", id="doc-nested-10000-deep"),
+    pytest.param(lambda text: "7\n" + text, ":1: a JSON int, not an lm-eval sample", id="first-line-a-number"),
+    pytest.param(lambda text: _each(text, lambda s: {**s, "resps": s["resps"][0][0]}), "not lm-eval's [[text]]",
+                 id="resps-a-string"),
+    pytest.param(lambda text: _each(text, lambda s: {k: v for k, v in s.items() if k != "arguments"}),
+                 ":1: no request arguments", id="no-arguments"),
+])
+def test_a_file_lm_eval_did_not_write_is_refused_with_exit_2_naming_file_and_line(greedy, folders, monkeypatch,
+                                                                                  capsys, damage, said):
+    samples = _samples(save(_plain(greedy, folders), folders["out"]))
+    text = samples.read_text()
+    broken = damage(text)
+    samples.write_bytes(broken if isinstance(broken, bytes) else broken.encode())
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT)
+    message = capsys.readouterr().err.splitlines()[-1]
+    assert done.value.code == 2 and message.startswith("uta-eval: ")
+    assert said in message and samples.name in message
+
+
+def test_a_symbolic_link_loop_is_named_for_what_it_is(greedy, folders, monkeypatch, capsys):
+    loop = folders["out"].parent / "loop"
+    loop.symlink_to(loop)
+    folders["out"] = loop
+    with pytest.raises(SystemExit) as done:
+        uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT)
+    message = capsys.readouterr().err.splitlines()[-1]
+    assert done.value.code == 2 and "is a symbolic link loop" in message and "does not exist" not in message
+
+
+def test_a_well_formed_run_goes_through_to_the_model(greedy, folders, monkeypatch):
+    samples = _samples(save(_plain(greedy, folders), folders["out"]))
+    samples.rename(samples.with_suffix(".json"))
+    with pytest.raises(ModelCreated):
+        uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT)

@@ -1,0 +1,138 @@
+"""Which files of a saved run hold a task's answers (``answers_from``).
+
+A saved run is what lm-eval's ``--output_path`` holds after ``--log_samples``, as it exists:
+one folder per model, ``results_<date>.json`` beside ``samples_<task>_<date>.jsonl`` (``.json``
+in lm-eval of 2024, the Open LLM Leaderboard's details; ``.jsonl.gz`` in a compressed copy),
+several runs side by side. A run is the files of one ``<date>``; the task's answers come from
+the newest run that holds the task, whatever other runs came later, and its results file is the
+one of the same date (none is fine: the samples hold the prompts and responses).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from uta_tasks.runs.folder import SAMPLES_NAME
+from uta_tasks.schema import output
+
+
+class SavedFilesError(ValueError):
+    """No samples file of the task where ``answers_from`` points; the message names the path and the fix."""
+
+
+@dataclass(frozen=True)
+class SavedFiles:
+    """The files one task's saved answers are read from.
+
+    Attributes:
+        samples: the samples file.
+        results: the results file of the same run, or None when the run has none.
+        task: the saved run's name of the task.
+        date: the run's ``<date>``.
+    """
+
+    samples: Path
+    results: Path | None
+    task: str
+    date: str
+
+
+def _exists(root: Path, where: str) -> None:
+    """Refuse a path that does not exist, naming a dangling link or a link loop for what it is."""
+    try:
+        root.resolve(strict=True)
+    except RuntimeError:  # Python < 3.13 reports a symlink loop so
+        raise SavedFilesError(f"{where}: {root} is a symbolic link loop; point answers_from at the run itself") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SavedFilesError(f"{where}: {root} is a symbolic link loop; point answers_from at the run "
+                                  "itself") from None
+        if os.path.islink(root):
+            raise SavedFilesError(f"{where}: {root} is a symbolic link to {os.readlink(root)}, which does not exist; "
+                                  "point answers_from at the run itself") from None
+        raise SavedFilesError(f"{where}: {root} does not exist; give the --output_path folder of a run made with "
+                              "--log_samples, or one of its samples_<task>_<date>.jsonl files") from None
+
+
+def _results_of(samples: Path, date: str) -> Path | None:
+    results = samples.with_name(f"{output.RESULTS_PREFIX}{date}.json")
+    return results if results.is_file() else None
+
+
+def _all_samples(root: Path) -> list[tuple[Path, str, str]]:
+    """Every lm-eval samples file under ``root``: ``(path, task, date)``."""
+    found = []
+    for path in sorted(root.rglob(f"{output.SAMPLES_PREFIX}*")):
+        match = SAMPLES_NAME.match(path.name)
+        if match is not None:
+            found.append((path, match["task"], match["date"]))
+    return found
+
+
+def _refuse_empty(root: Path, answers_from: str | Path, where: str) -> None:
+    results = sorted(root.rglob(output.RESULTS_GLOB))
+    if results:
+        raise SavedFilesError(
+            f"{where}: answers_from={answers_from}: the run {results[-1].name} has no samples files; run it again "
+            "with --log_samples (the probe needs every document's prompt and response)")
+    raise SavedFilesError(f"{where}: answers_from={answers_from} holds no lm-eval run (no samples_<task>_<date>.jsonl "
+                          "and no results_<date>.json); give the --output_path of a run made with --log_samples")
+
+
+def find(answers_from: str | Path, names: Sequence[str], where: str) -> SavedFiles:
+    """The samples file of the first of ``names`` the saved run holds (the newest run holding it).
+
+    Args:
+        answers_from: a run folder (``--output_path`` or the model folder in it) or one samples file.
+        names: the task names to look for, in order (the task itself, its unperturbed task, the
+            source task of a wrapped task).
+        where: names the task (or setting) in messages.
+    """
+    root = Path(answers_from).expanduser()
+    _exists(root, where)
+    if root.is_file():
+        match = SAMPLES_NAME.match(root.name)
+        if match is None:
+            raise SavedFilesError(f"{where}: answers_from={answers_from}: not an lm-eval samples_<task>_<date>.jsonl "
+                                  "(.json, .jsonl.gz) file or a run folder")
+        return SavedFiles(root, _results_of(root, match["date"]), match["task"], match["date"])
+    if not root.is_dir():
+        raise SavedFilesError(f"{where}: answers_from={answers_from} is neither a file nor a folder")
+    every = _all_samples(root)
+    if not every:
+        _refuse_empty(root, answers_from, where)
+    for name in names:
+        held = [(path, date) for path, task, date in every if task == name]
+        if not held:
+            continue
+        folders = sorted({str(path.parent) for path, _ in held})
+        if len(folders) > 1:
+            raise SavedFilesError(f"{where}: answers_from={answers_from} holds runs of {name} in {len(folders)} "
+                                  f"folders ({', '.join(folders)}): point answers_from at one of them")
+        path, date = max(held, key=lambda item: (item[1], item[0].name))
+        return SavedFiles(path, _results_of(path, date), name, date)
+    tasks = sorted({task for _, task, _ in every})
+    raise SavedFilesError(f"{where}: answers_from={answers_from}: the run logged samples of {tasks}, not of "
+                          f"{' or '.join(names)}; point answers_from at a run of that task")
+
+
+def every_task(answers_from: str | Path, where: str) -> list[SavedFiles]:
+    """For each task the saved run logged, the files :func:`find` reads for it (one samples file
+    given: that file).
+
+    Args:
+        answers_from: as for :func:`find`.
+        where: names the setting in messages.
+    """
+    root = Path(answers_from).expanduser()
+    _exists(root, where)
+    if root.is_file():
+        return [find(root, (), where)]
+    every = _all_samples(root)
+    if not every:
+        _refuse_empty(root, answers_from, where)
+    return [find(root, [task], where) for task in sorted({task for _, task, _ in every})]
