@@ -77,7 +77,8 @@ class HubDouble:
     def downloaded(self) -> list[tuple[str, str]]:
         """The (commit, path) of each file whose bytes were asked for (``GET .../resolve/...``), in order."""
         with self._lock:
-            gets = [r.path.split("/resolve/", 1)[1] for r in self.requests if r.method == "GET" and "/resolve/" in r.path]
+            gets = [r.path.split("/resolve/", 1)[1] for r in self.requests
+                    if r.method == "GET" and "/resolve/" in r.path]
         return [(commit, name) for commit, name in (get.split("/", 1) for get in gets)]
 
     def record(self, request: Request) -> None:

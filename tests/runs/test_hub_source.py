@@ -138,7 +138,7 @@ def test_a_missing_revision_has_its_own_message(online):
 
 def test_a_folder_without_the_tasks_samples_is_refused_naming_the_tasks(online):
     error = online[1][4]["error"]
-    assert f"holds no samples file of mmlu in org__model/" in error and f"/tree/{NEW}/org__model" in error
+    assert "holds no samples file of mmlu in org__model/" in error and f"/tree/{NEW}/org__model" in error
 
 
 def test_offline_the_cache_is_read_without_a_request(online, hub):

@@ -104,8 +104,8 @@ def local_path(answers_from: str, task_names: Sequence[str], where: str) -> tupl
                   else f"the Hub ({constants.ENDPOINT}) could not be reached")
         raise HubSourceError(
             f"{said}: the files of {' or '.join(task_names)} in the dataset repo {uri.id} (revision "
-            f"{uri.revision or 'main'}) are not in the Hub cache ({constants.HF_HUB_CACHE}) and {reason}; run once with "
-            "network access to cache them") from None
+            f"{uri.revision or 'main'}) are not in the Hub cache ({constants.HF_HUB_CACHE}) and {reason}; run once "
+            "with network access to cache them") from None
     except HfHubHTTPError as exc:
         status = exc.response.status_code
         if status in (401, 403):
