@@ -95,8 +95,9 @@ SPECS: tuple[TaskSettingSpec, ...] = (
                     lambda: NLTK_DOWNLOADS),
     TaskSettingSpec("answers_from", "path", None,
                     "a saved run made with `--log_samples` (its `--output_path` folder, or one "
-                    "`samples_<task>_<date>.jsonl`): pass 1 takes each document's saved response instead of "
-                    "generating it; a response cut at a stop string is completed, not regenerated "
+                    "`samples_<task>_<date>.jsonl`), or a Hub dataset repo of such runs, "
+                    "`hf://datasets/<org>/<repo>[@<revision>][/<folder>]`: pass 1 takes each document's saved "
+                    "response instead of generating it; a response cut at a stop string is completed, not regenerated "
                     "([Add the probe to a run you already have](saved-runs.md))"),
     TaskSettingSpec("prompt_mismatch", "choice", PROMPT_MISMATCH_CHOICES[0],
                     "`answers_from`: the saved prompt is pass 1, character for character; the probe's own "
