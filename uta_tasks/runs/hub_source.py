@@ -45,6 +45,15 @@ class HubSourceError(ValueError):
     """A Hub repo cannot give the answers; the message names the task, the repo and the fix."""
 
 
+def is_hub(answers_from: str) -> bool:
+    """True when ``answers_from`` names a Hub repo (``hf://...`` or its web address), not a local path.
+
+    Args:
+        answers_from: the ``answers_from`` setting.
+    """
+    return answers_from.startswith(_SCHEMES)
+
+
 def local_path(answers_from: str, task_names: Sequence[str], where: str) -> tuple[Path, dict[str, str] | None]:
     """The local folder ``answers_from`` names, and where on the Hub it came from.
 
@@ -66,7 +75,7 @@ def local_path(answers_from: str, task_names: Sequence[str], where: str) -> tupl
         HubSourceError: a malformed address, a gated, private or missing repo, a missing
             revision, files neither cached nor reachable, or no samples file of the tasks.
     """
-    if not answers_from.startswith(_SCHEMES):
+    if not is_hub(answers_from):
         return Path(answers_from).expanduser(), None
     said = f"{where}: answers_from={answers_from}"
     try:

@@ -25,7 +25,7 @@ from typing import Any
 
 from uta_tasks.probe.backend import temperature
 from uta_tasks.probe.trace import PASS2_CONTEXTS
-from uta_tasks.runs import saved_files, saved_lines
+from uta_tasks.runs import hub_source, saved_files, saved_lines
 from uta_tasks.runs.folder import _from_model_args, model_name
 from uta_tasks.runs.jsonio import read_json, read_jsonl
 from uta_tasks.schema.probe import SavedAnswer
@@ -134,10 +134,10 @@ def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
             unperturbed task, the source task of a wrapped task).
         task: the probe task (for messages).
     """
-    root = Path(path).expanduser()
     try:
+        root, hub = hub_source.local_path(str(path), names, task)
         found = saved_files.find(root, names, task)
-    except saved_files.SavedFilesError as exc:
+    except (hub_source.HubSourceError, saved_files.SavedFilesError) as exc:
         raise SavedRunError(str(exc)) from None
     results = _results(found, task)
     metadata = _task_config(results, found.task).get("metadata")
@@ -148,7 +148,7 @@ def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
     # what the answers are: the run's configuration and every prompt, response and setting read
     digest = hashlib.sha256(json.dumps({"config": results.get("config"), "task": _task_config(results, found.task)},
                                        sort_keys=True, default=str).encode())
-    source = {"path": str(root), "samples": found.samples.name, "task": found.task,
+    source = {"path": str(path) if hub else str(root), "hub": hub, "samples": found.samples.name, "task": found.task,
               "model": model_name(results, found.samples.parent) if results else None,
               "lm_eval_version": results.get("lm_eval_version"), "config_digest": None,
               "reasoning_stripped": stripped}
@@ -252,6 +252,8 @@ def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mappin
         pass2_context: the ``pass2_context`` of ``--metadata`` (None: not set).
     """
     where = f"answers_from={path}"
+    if hub_source.is_hub(str(path)):
+        return  # downloaded for the tasks that read it, when uta-eval builds them before the model loads
     try:
         every = saved_files.every_task(path, where)
     except saved_files.SavedFilesError as exc:

@@ -63,8 +63,12 @@ def _row(cells: Sequence[object], widths: Sequence[int]) -> str:
 
 def _saved_files(path: str) -> list[str]:
     """The ``answers_from`` lines: the saved files pass 1 reads instead of generating."""
+    from uta_tasks.runs.hub_source import is_hub
     from uta_tasks.runs.saved_answers import SavedRunError, run_files
 
+    if is_hub(path):
+        return ["", f"Answers: 0 generated; read from the Hub dataset {path} (the run downloads the samples files of "
+                    "its tasks into the Hugging Face cache; the plan downloads nothing)"]
     try:
         files = run_files(path)
     except SavedRunError as error:
