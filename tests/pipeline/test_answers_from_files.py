@@ -140,3 +140,20 @@ def test_a_well_formed_run_goes_through_to_the_model(greedy, folders, monkeypatc
     samples.rename(samples.with_suffix(".json"))
     with pytest.raises(ModelCreated):
         uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT)
+
+
+def test_the_report_and_uta_summary_say_the_answers_came_from_a_saved_run(greedy, folders, tmp_path, capsys):
+    from uta_tasks.apps import summary
+    from uta_tasks.apps.report.api import build_report
+
+    samples = _samples(save(_plain(greedy, folders), folders["out"]))
+    probed = save(_probe(greedy, folders, folders["out"]), tmp_path / "probed")
+    generated = save(evaluate(greedy, [TASK], metadata={**NO_JUDGE, "gsm8k_data_files": str(GSM8K)},
+                              include=(folders["wrap"],), limit=LIMIT, gen_kwargs=GEN), tmp_path / "generated")
+    capsys.readouterr()
+    assert summary.main([str(probed), str(generated)]) == 0
+    err = capsys.readouterr().err
+    assert f"{TASK}: answers read from a saved run, {folders['out']} ({samples.name}), not generated" in err
+    assert err.count("answers read from a saved run") == 1  # the generated run says nothing of it
+    page = build_report([probed, generated], tmp_path / "report").html.read_text()
+    assert f"read from a saved run: {folders['out']} ({samples.name})" in page and "<td>generated</td>" in page

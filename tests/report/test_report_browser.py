@@ -117,7 +117,7 @@ def test_real_run_report_in_chromium(driver, uta_real_run, tmp_path):
     assert [r[2:4] for r in _rows(driver, "table-perturbations")] == [["ifbench", "trunc"]]
     assert [r[2] for r in _rows(driver, "table-unjudged")] == ["uta_ifbench", "uta_ifbench_trunc"]
     prov = _rows(driver, "table-provenance")
-    assert prov[0][3] == "smollm2-135m-instruct" and prov[0][4] == "followupeval-v4"
+    assert prov[0][2] == "generated" and prov[0][4] == "smollm2-135m-instruct" and prov[0][5] == "followupeval-v4"
     assert {f[0] for f in _figures(driver)} >= {"fig-headline", "fig-labels", "fig-perturbations"}
     assert _count(driver) == "Showing 6 of 6 matching user turns (6 in total)."
     _select(driver, "filter-task", "uta_ifbench_trunc")

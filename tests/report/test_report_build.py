@@ -105,7 +105,8 @@ def test_provenance_names_judge_prompt_and_versions(report):
     _, page = report
     prov = page.tables["table-provenance"]
     assert len(prov) == 5
-    assert prov[0][3:8] == ["judge-x", "followupeval-v1", "0", "0.4.13", "4.0.0"]
+    assert prov[0][2] == "generated"  # the answers: no answers_from
+    assert prov[0][4:9] == ["judge-x", "followupeval-v1", "0", "0.4.13", "4.0.0"]
 
 
 def test_figures_are_written_as_svg_and_inlined(report):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from uta_tasks.apps.judge_options import add_calibration_option
-from uta_tasks.runs import find_runs
+from uta_tasks.runs import find_runs, load_summary
 from uta_tasks.runs.estimates import EstimateSettings
 from uta_tasks.runs.summary import write_summary
 
@@ -18,6 +19,17 @@ def parser() -> argparse.ArgumentParser:
     EstimateSettings.add_arguments(p)
     add_calibration_option(p)
     return p
+
+
+def _say_saved_answers(summary: dict[str, Any]) -> None:
+    """On stderr, where the answers of a run that read them from a saved run came from."""
+    tasks = (summary.get("provenance") or {}).get("tasks") or {}
+    read = {name: task["answers_from"] for name, task in tasks.items() if (task or {}).get("answers_from")}
+    for name, source in sorted(read.items()):
+        hub = source.get("hub")
+        where = f"the Hub dataset {hub['repo']} at commit {hub['revision']}" if hub else source.get("path")
+        print(f"uta-summary: {name}: answers read from a saved run, {where} ({source.get('samples')}), not generated",
+              file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in args.paths:
             for files in find_runs(path):
                 print(write_summary(files, settings, calibration))
+                _say_saved_answers(load_summary(files, settings, calibration=calibration))
     except (OSError, ValueError) as exc:
         print(f"uta-summary: {exc}", file=sys.stderr)
         return 2

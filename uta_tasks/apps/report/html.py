@@ -23,8 +23,8 @@ CSP_PLACEHOLDER = "uta-report-content-security-policy"
 # The page's executable inline script (not the JSON data block) and its inline style.
 _INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
 _INLINE_STYLE = re.compile(r"<style>(.*?)</style>", re.S)
-PROVENANCE_HEADERS = ["model", "results file", "temperature", "judge model", "prompt version", "judge temperature",
-                      "lm-eval", "transformers", "samples", "limit", "tasks"]
+PROVENANCE_HEADERS = ["model", "results file", "answers", "temperature", "judge model", "prompt version",
+                      "judge temperature", "lm-eval", "transformers", "samples", "limit", "tasks"]
 
 
 def _text(value: Any) -> str:
@@ -35,6 +35,24 @@ def _text(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def answers_cell(provenance: dict[str, Any]) -> str:
+    """Where a run's pass-1 answers came from: generated, or the saved runs they were read from
+    (``answers_from``: the folder, or the Hub repo at the commit read).
+
+    Args:
+        provenance: one run's provenance (:func:`uta_tasks.runs.provenance.run_provenance`).
+    """
+    read = set()
+    for task in (provenance.get("tasks") or {}).values():
+        source = task.get("answers_from")
+        if source:
+            hub = source.get("hub")
+            where = (f"{hub.get('repo')}@{str(hub.get('revision'))[:12]}/{hub.get('folder') or ''}".rstrip("/")
+                     if isinstance(hub, dict) else str(source.get("path")))
+            read.add(f"{where} ({source.get('samples')})" if source.get("samples") else where)
+    return f"read from a saved run: {'; '.join(sorted(read))}" if read else "generated"
 
 
 def provenance_rows(data: ReportData) -> list[list[str]]:
@@ -52,7 +70,8 @@ def provenance_rows(data: ReportData) -> list[list[str]]:
             judge += " (package default)"
             prompt += " (package default)"
         rows.append([
-            _text(p.get("display_model")), _text(p.get("results_file")), _text(p.get("temperature")), judge, prompt,
+            _text(p.get("display_model")), _text(p.get("results_file")), answers_cell(p), _text(p.get("temperature")),
+            judge, prompt,
             _text(p.get("judge_temperature")), _text(p.get("lm_eval_version")), _text(p.get("transformers_version")),
             "yes" if p.get("samples_logged") else "no", _text(p.get("limit")), _text(sorted(p.get("tasks") or {})),
         ])
