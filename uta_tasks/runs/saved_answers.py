@@ -157,7 +157,7 @@ def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
         for where, raw in read_jsonl(found.samples):
             line = saved_lines.parse(raw, where, primary)
             lines.append(line)
-            digest.update(json.dumps([line.doc_id, line.prompt, line.text, line.gen_kwargs], sort_keys=True,
+            digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.text, line.gen_kwargs], sort_keys=True,
                                      default=str).encode())
     except saved_lines.SavedLineError as exc:
         raise SavedRunError(f"{task}: {exc}") from None
@@ -169,7 +169,7 @@ def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
         if line.doc_id in answers:  # lm-eval 0.4 logs one line per filter: the same answer, more scores
             scores = {**answers[line.doc_id].scores, **scores}
         answers[line.doc_id] = SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, scores, source,
-                                           stripped and not line.uta_record)
+                                           stripped and not line.uta_record, line.messages)
         docs[line.doc_id] = line.doc
     if not answers:
         raise SavedRunError(f"{task}: {found.samples} holds no samples; run the saved task again with --log_samples")

@@ -41,6 +41,8 @@ class SavedLine:
         gen_kwargs: the generation settings of that request.
         scores: the saved run's per-document scores on this line (``metric_filter`` -> value).
         uta_record: True when the line is an earlier uta run's probe record.
+        messages: the chat messages sent, where the harness logged them instead of the rendered
+            prompt (``prompt`` is then "" until the probe renders them with the model's template).
     """
 
     doc_id: int
@@ -50,6 +52,7 @@ class SavedLine:
     gen_kwargs: dict[str, Any]
     scores: dict[str, Any]
     uta_record: bool
+    messages: list[dict[str, Any]] | None = None
 
 
 def _uta_record(line: Mapping[str, Any]) -> ProbeRecord | None:

@@ -104,6 +104,9 @@ class SavedAnswer:
             reasoning_stripped}``.
         reasoning_stripped: the saved run cut the reasoning out of the response before logging
             it (``think_end_token``): ``text`` is the final answer only, not the model's whole turn.
+        messages: the chat messages the model was sent, for a harness that logs messages rather
+            than the rendered prompt (an inspect_ai log): the probe renders them with the model's
+            chat template into ``prompt`` before pass 1 (None: ``prompt`` is as sent).
     """
 
     doc_id: int
@@ -113,6 +116,7 @@ class SavedAnswer:
     scores: dict[str, Any]
     source: dict[str, Any]
     reasoning_stripped: bool = False
+    messages: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
