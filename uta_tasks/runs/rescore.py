@@ -8,6 +8,7 @@ from :func:`uta_tasks.metrics.results.measure`, the function the live task uses.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,7 +97,7 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
 
 def _task_meta(results_path: Path, task: str) -> dict[str, Any] | None:
     """The task's dumped ``metadata`` in the results file of the same run, or None without one."""
-    if not results_path.is_file():
+    if not os.path.lexists(results_path):  # anything of that name is read (a FIFO or a folder is refused)
         return None
     results = read_json(results_path)
     config = ((results.get("configs") or {}) if isinstance(results, dict) else {}).get(task)
@@ -111,7 +112,10 @@ def load_scored(paths: Sequence[str | Path]) -> list[ScoredTask]:
     """
     tasks: dict[Path, ScoredTask] = {}
     for raw in paths:
-        root = Path(raw).expanduser().resolve()
+        try:
+            root = Path(raw).expanduser().resolve()
+        except RuntimeError:  # a symbolic link loop (Python < 3.13): find_samples names it
+            root = Path(raw).expanduser().absolute()
         for found in find_samples([root]):
             if found.path in tasks:
                 continue
