@@ -27,7 +27,7 @@ import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, BinaryIO
 
 from uta_tasks.runs.atomic import write_text  # the one place run files are written (atomic)
 from uta_tasks.runs.regular_file import UnreadableFileError, open_regular, unreadable
@@ -171,7 +171,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
     bad: list[str] = []
     zipped = path.name.endswith(".gz")
     with open_regular(path) as raw_handle:
-        handle: IO[bytes] = gzip.GzipFile(fileobj=raw_handle, mode="rb") if zipped else raw_handle
+        handle: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=raw_handle, mode="rb") if zipped else raw_handle
         read = 0
         for number, raw in enumerate(iter(lambda: _readline(handle, path), b""), start=1):
             where = f"{path}:{number}"
@@ -200,7 +200,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
         raise ValueError(f"{bad[0]}{more}")
 
 
-def _readline(handle: IO[bytes], path: Path) -> bytes:
+def _readline(handle: BinaryIO | gzip.GzipFile, path: Path) -> bytes:
     """One line, cut at :data:`MAX_BYTES` + 1 bytes (the rest of a longer line comes as the next ones)."""
     try:
         return handle.readline(MAX_BYTES + 1)
