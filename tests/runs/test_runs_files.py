@@ -38,8 +38,11 @@ def test_a_bad_samples_line_is_refused_naming_file_and_line(tmp_path):
     path.write_text('\n{"filtered_resps": [[]]}\n')  # a blank line, then a sample without doc_id
     with pytest.raises(ValueError, match=rf"{path.name}:2: no integer doc_id"):
         read_samples(path)
-    path.write_text('{"doc_id": 0, "filtered_resps": [[]]}\n{"doc_id": \n')
+    path.write_text('\n{"doc_id": \n')
     with pytest.raises(ValueError, match=rf"{path.name}:2 is not valid JSON"):
+        read_samples(path)
+    path.write_text('{"doc_id": 0, "filtered_resps": [[]]}\n')  # a doc without a probe record
+    with pytest.raises(ValueError, match=rf"{path.name}:1: filtered_resps\[0\] is empty"):
         read_samples(path)
 
 

@@ -86,11 +86,11 @@ def _observations(folder: Path, all_docs: bool) -> dict[str, list]:
     return out
 
 
-@pytest.mark.parametrize("order", ["file order", "shuffled", "shuffled, a doc twice", "not judged, headline"])
+@pytest.mark.parametrize("order", ["file order", "shuffled", "not judged, headline"])
 def test_streaming_pass_gives_the_summary_and_units_of_every_doc(tmp_path, order):
     folder = _folder(tmp_path)
     if order.startswith("shuffled"):
-        folder = _shuffled(folder, tmp_path / "copy", duplicate="twice" in order)
+        folder = _shuffled(folder, tmp_path / "copy")
     if order.startswith("not judged"):
         folder = _unjudged_headline(folder)
     streamed, every = load_run(folder), load_run(folder, all_docs=True)
@@ -102,6 +102,14 @@ def test_streaming_pass_gives_the_summary_and_units_of_every_doc(tmp_path, order
     units = _observations(folder, all_docs=False)
     assert units == _observations(folder, all_docs=True)  # same units, same order
     assert units["uta_gsm8k_trunc genuine_followup_base"]
+
+
+@pytest.mark.parametrize("all_docs", [False, True])
+def test_a_doc_logged_twice_is_refused_naming_both_lines(tmp_path, all_docs):
+    """Never merged into one silently (nor counted twice): both readers refuse the file."""
+    folder = _shuffled(_folder(tmp_path), tmp_path / "copy", duplicate=True)
+    with pytest.raises(ValueError, match=r"samples_uta_gsm8k.*\.jsonl:\d+: doc_id \d+ was logged before, on line 4"):
+        load_run(folder, all_docs=all_docs)
 
 
 def test_streaming_keeps_only_the_examples_asked_for(tmp_path):

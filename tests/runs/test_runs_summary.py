@@ -53,7 +53,12 @@ def test_load_summary_reuses_a_current_file_and_rebuilds_a_stale_one(results):
     other = load_summary(files, EstimateSettings(confidence=0.9))
     assert "marker" not in other and other["settings"]["confidence"] == 0.9
     assert _strict_load(path)["settings"]["confidence"] == 0.9
-    os.utime(results, (path.stat().st_mtime + 10, path.stat().st_mtime + 10))  # results newer than summary
+    data = _strict_load(path)
+    data["marker"] = "kept"
+    path.write_text(json.dumps(data))
+    os.utime(results, (path.stat().st_mtime + 10, path.stat().st_mtime + 10))  # a newer time, the same bytes
+    assert load_summary(files, EstimateSettings(confidence=0.9))["marker"] == "kept"
+    results.write_text(results.read_text() + "\n")  # the bytes changed
     assert "marker" not in load_summary(files, EstimateSettings(confidence=0.9))
 
 

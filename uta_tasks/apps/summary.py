@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Any
 
@@ -52,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
                 _say_saved_answers(load_summary(files, settings, calibration=calibration))
     except (OSError, ValueError) as exc:
         print(f"uta-summary: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - anything else that stops it: exit 2 with the cause, no traceback
+        logging.getLogger(__name__).debug("uta-summary stopped", exc_info=True)
+        print(f"uta-summary: internal error {type(exc).__name__}: {exc} (please report it)", file=sys.stderr)
         return 2
     return 0
 

@@ -25,6 +25,8 @@ from typing import Any
 
 from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.comparability import CALIBRATION_KEYS, differences
+from uta_tasks.runs.jsonio import MAX_BYTES
+from uta_tasks.runs.regular_file import read_bounded
 from uta_tasks.stats.correction import JudgeAccuracy
 
 from .label_sources import LabelSource
@@ -161,9 +163,9 @@ def read_calibration(path: str | Path) -> CalibrationSet:
     """
     p = Path(path).expanduser()
     try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"cannot read the calibration file {p}: {exc.strerror or exc}") from None
+        raw = read_bounded(p, MAX_BYTES, "calibration file")
+    except ValueError as exc:
+        raise ValueError(f"cannot read the calibration file: {exc}") from None
     try:
         data = json.loads(raw)
     except ValueError as exc:

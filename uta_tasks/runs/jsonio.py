@@ -5,7 +5,11 @@ Every JSON a command reads from a run folder goes through :func:`loads` (and so
 
 - at most :data:`MAX_DEPTH` levels of nesting (lm-eval's files need fewer than 10);
 - at most :data:`MAX_BYTES` bytes in one file (:func:`read_json`) or one line
-  (:func:`read_jsonl`);
+  (:func:`read_jsonl`; decompressed, and at most :data:`MAX_GZIP_BYTES` in all, for a
+  gzipped file);
+- only regular files, read up to the bound whatever ``stat`` says
+  (:mod:`uta_tasks.runs.regular_file`): a FIFO, device, socket, folder or looping link is
+  refused at once;
 - integers within a float's range (about 309 digits): every number a run holds is read as one.
 
 Anything beyond is refused with a :class:`ValueError` naming the file and line, which every
@@ -14,21 +18,26 @@ command reports as a bad input (exit 2), never a traceback.
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import math
+import os
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from uta_tasks.runs.atomic import write_text  # the one place run files are written (atomic)
+from uta_tasks.runs.regular_file import UnreadableFileError, open_regular, unreadable
 
 log = logging.getLogger(__name__)
 
 
 MAX_DEPTH = 100
 MAX_BYTES = 512 * 2**20
+MAX_GZIP_BYTES = 8 * 2**30  # decompressed, one gzipped samples file
 _LARGEST_FLOAT = int(sys.float_info.max)
 
 
@@ -120,39 +129,62 @@ def read_json(path: Path) -> Any:
     """Read a JSON file that may contain bare ``NaN`` or ``Infinity`` (lm-eval's results).
 
     Args:
-        path: the file.
+        path: the file; only a regular file is read (:mod:`.regular_file`), at most
+            :data:`MAX_BYTES` of it.
 
     Raises:
-        ValueError: not JSON or beyond the bounds of :func:`loads` (the message names the file).
+        ValueError: not a regular file, unreadable, not JSON or beyond the bounds of
+            :func:`loads` (the message names the file).
     """
-    size = path.stat().st_size
-    if size > MAX_BYTES:
-        raise ValueError(f"{path} holds {size:,} bytes, more than the {MAX_BYTES:,} this reads as one JSON file")
-    return loads(path.read_bytes().decode("utf-8", "replace"), str(path), "; is the run still being written?")
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_BYTES:
+            raise UnreadableFileError(f"{path} holds {size:,} bytes, more than the {MAX_BYTES:,} this reads as one "
+                                      "JSON file")
+        try:
+            data = handle.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise unreadable(path, exc) from None
+    if len(data) > MAX_BYTES:  # it grew while being read
+        raise UnreadableFileError(f"{path} holds more than the {MAX_BYTES:,} bytes this reads as one JSON file")
+    return loads(data.decode("utf-8", "replace"), str(path), "; is the run still being written?")
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
     """Each non-blank line of a JSON Lines file, decoded, with ``path:line`` for messages.
 
     Args:
-        path: the file.
+        path: the file: ``.jsonl``, a ``.json`` that holds one JSON value per line (older
+            lm-eval samples files), or either gzipped (a name ending in ``.gz``). Only a regular
+            file is read (:mod:`.regular_file`); a gzipped file's bound applies to its
+            decompressed lines.
 
     Bytes that are not UTF-8 become U+FFFD (logged with file and line), and the rest of
     the line is kept; lone surrogates written as JSON escapes (``"\\ud800"``) are kept as
     they are (:mod:`.atomic` writes them back as the same escape).
 
     Raises:
-        ValueError: a line is not valid JSON or beyond the bounds of :func:`loads`; the
-            message names the file, the first such line and how many lines are bad.
+        ValueError: not a regular file, a read error, a damaged gzip stream, or a line that
+            is not valid JSON or is beyond the bounds of :func:`loads`; the message names the
+            file, the first such line and how many lines are bad.
     """
     bad: list[str] = []
-    with path.open("rb") as handle:
-        for number, raw in enumerate(iter(lambda: handle.readline(MAX_BYTES + 1), b""), start=1):
+    zipped = path.name.endswith(".gz")
+    with open_regular(path) as raw_handle:
+        handle: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=raw_handle, mode="rb") if zipped else raw_handle
+        read = 0
+        for number, raw in enumerate(iter(lambda: _readline(handle, path), b""), start=1):
             where = f"{path}:{number}"
+            read += len(raw)
+            if zipped and read > MAX_GZIP_BYTES:
+                raise UnreadableFileError(f"{path} decompresses to more than {MAX_GZIP_BYTES:,} bytes, more than "
+                                          "this reads from one gzipped file")
             if len(raw) > MAX_BYTES:
                 bad.append(f"{where} is longer than {MAX_BYTES:,} bytes")
+                if zipped:  # the rest of a gzipped line may be many times the file: stop here
+                    break
                 while raw and not raw.endswith(b"\n"):
-                    raw = handle.readline(MAX_BYTES + 1)
+                    raw = _readline(handle, path)
                 continue
             if not raw.strip():
                 continue
@@ -166,6 +198,16 @@ def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
     if bad:
         more = f" ({len(bad)} bad lines in all)" if len(bad) > 1 else ""
         raise ValueError(f"{bad[0]}{more}")
+
+
+def _readline(handle: BinaryIO | gzip.GzipFile, path: Path) -> bytes:
+    """One line, cut at :data:`MAX_BYTES` + 1 bytes (the rest of a longer line comes as the next ones)."""
+    try:
+        return handle.readline(MAX_BYTES + 1)
+    except OSError as exc:  # a read error, and gzip.BadGzipFile
+        raise unreadable(path, exc) from None
+    except (EOFError, zlib.error) as exc:  # a gzip stream cut short or damaged
+        raise UnreadableFileError(f"{path} is not a whole gzip file ({exc})") from None
 
 
 def _decoded(raw: bytes, where: str) -> str:

@@ -8,6 +8,7 @@ from :func:`uta_tasks.metrics.results.measure`, the function the live task uses.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from uta_tasks.metrics.table import lm_eval_aggregation, lm_eval_doc_values
 from uta_tasks.probe.task_settings import TaskSettings
 from uta_tasks.runs.facts import SampleFacts
 from uta_tasks.runs.from_samples import benchmark_of, measure_docs, task_settings
-from uta_tasks.runs.jsonio import read_json
+from uta_tasks.runs.results_file import read_results
 from uta_tasks.runs.sample_files import SamplesFile, find_samples
 from uta_tasks.runs.samples import DocSample, read_samples
 from uta_tasks.schema import output
@@ -96,10 +97,10 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
 
 def _task_meta(results_path: Path, task: str) -> dict[str, Any] | None:
     """The task's dumped ``metadata`` in the results file of the same run, or None without one."""
-    if not results_path.is_file():
+    if not os.path.lexists(results_path):  # anything of that name is read (a FIFO or a folder is refused)
         return None
-    results = read_json(results_path)
-    config = ((results.get("configs") or {}) if isinstance(results, dict) else {}).get(task)
+    results = read_results(results_path)
+    config = (results.get("configs") or {}).get(task)
     return dict(config.get("metadata") or {}) if isinstance(config, dict) else None
 
 
@@ -111,7 +112,10 @@ def load_scored(paths: Sequence[str | Path]) -> list[ScoredTask]:
     """
     tasks: dict[Path, ScoredTask] = {}
     for raw in paths:
-        root = Path(raw).expanduser().resolve()
+        try:
+            root = Path(raw).expanduser().resolve()
+        except RuntimeError:  # a symbolic link loop (Python < 3.13): find_samples names it
+            root = Path(raw).expanduser().absolute()
         for found in find_samples([root]):
             if found.path in tasks:
                 continue

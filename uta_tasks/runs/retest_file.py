@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs.jsonio import MAX_BYTES
+from uta_tasks.runs.regular_file import read_bounded
+
 SCHEMA = "uta-retest/1"
 FILE_NAME = "retest.json"
 
@@ -26,7 +29,7 @@ def read_retest(path: str | Path) -> dict[str, Any]:
     p = Path(path).expanduser()
     p = p / FILE_NAME if p.is_dir() else p
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(read_bounded(p, MAX_BYTES, "retest file").decode("utf-8"))
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read the retest file {p} ({exc}): write it with uta-rejudge --retest K") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:

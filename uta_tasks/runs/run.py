@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.runs.fingerprint import run_sources
 from uta_tasks.runs.folder import RunFiles, single_run
 from uta_tasks.runs.reading import read_task
 from uta_tasks.runs.results_file import read_results
@@ -23,12 +24,15 @@ class Run:
         results: the results JSON as lm-eval wrote it (NaN kept as float NaN).
         tasks: task name -> :class:`TaskRun` (groups excluded).
         groups: group name -> its leaf tasks (nested groups flattened).
+        sources: file name -> size, time and SHA-256 of the results and samples files, taken
+            before they were read (:mod:`uta_tasks.runs.fingerprint`; ``summary.json`` records them).
     """
 
     files: RunFiles
     results: dict[str, Any]
     tasks: dict[str, TaskRun] = field(default_factory=dict)
     groups: dict[str, list[str]] = field(default_factory=dict)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def has_samples(self) -> bool:
@@ -114,9 +118,10 @@ def load_run(path: str | Path | RunFiles, *, examples: int = 0, all_docs: bool =
             the samples files, for a reader that needs each record.
     """
     files = path if isinstance(path, RunFiles) else single_run(path)
+    sources = run_sources(files)  # before reading: a file changed while read makes the summary stale, never current
     results = read_results(files.results)
     subtasks = {str(k): list(v) for k, v in (results.get("group_subtasks") or {}).items()}
-    run = Run(files=files, results=results)
+    run = Run(files=files, results=results, sources=sources)
     run.groups = {group: _flatten(group, subtasks) for group in subtasks}
     for name in results["results"]:
         if name not in subtasks:

@@ -8,6 +8,7 @@ model of the results file with the same ``<date>``, by the one rule of
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,15 +54,17 @@ def find_samples(paths: Sequence[str | Path], task_prefix: str = "uta_") -> list
             raise FileNotFoundError(
                 f"{root} does not exist: give an lm-eval --output_path folder run with --log_samples"
             )
-        candidates = [root] if root.is_file() else sorted(root.rglob("samples_*.jsonl"))
+        # a path that is not a folder is read as a samples file (a FIFO or device is then refused, named);
+        # in a folder, SAMPLES_NAME decides which names are samples files
+        candidates = sorted(root.rglob("samples_*")) if root.is_dir() else [root]
         hits = 0
         for path in candidates:
             match = SAMPLES_NAME.match(path.name)
             if match is None or not match["task"].startswith(task_prefix):
                 continue
             hits += 1
-            resolved = path.resolve()
-            found[resolved] = SamplesFile(resolved, match["task"], match["date"], _model_of(resolved, match["date"]))
+            named = _resolved(path.parent) / path.name  # the file keeps its own name (a link is named as given)
+            found[_resolved(named)] = SamplesFile(named, match["task"], match["date"], _model_of(named, match["date"]))
         if hits == 0:
             raise FileNotFoundError(
                 f"{root} holds no samples_{task_prefix}*_<date>.jsonl file: run lm-eval (or uta-eval) with "
@@ -88,6 +91,15 @@ def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, ProbeRecord]]
             yield doc.doc_id, repeat, record
 
 
+def _resolved(path: Path) -> Path:
+    """``path`` with its links resolved; as given (absolute) when they loop (reading it then names the loop)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symbolic link loop (Python < 3.13)
+        return path.absolute()
+
+
 def _model_of(samples_path: Path, date: str) -> str:
     results = samples_path.parent / f"{output.RESULTS_PREFIX}{date}.json"
-    return model_name(read_results(results) if results.is_file() else None, samples_path.parent)
+    # anything of that name is read (a FIFO or a folder is refused, naming it), never taken for no file
+    return model_name(read_results(results) if os.path.lexists(results) else None, samples_path.parent)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.runs.jsonio import loads, read_jsonl
+from uta_tasks.runs.record_checks import checked_record
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
 
@@ -46,12 +47,15 @@ def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeR
     out = []
     if not isinstance(repeats, list):
         raise ValueError(f"{where}: {output.SAMPLE_RESPS}[0] is {type(repeats).__name__}, not a list of probe records")
+    if not repeats:
+        raise ValueError(f"{where}: {output.SAMPLE_RESPS}[0] is empty: lm-eval logs one probe record per repeat, "
+                         "so the file is damaged (write it again: uta-eval --log_samples, or uta-rejudge)")
     for item in repeats:
         record = loads(item, f"{where} (a probe record)") if isinstance(item, str) else item
         if not isinstance(record, dict):
             raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")
         try:
-            out.append(ProbeRecord.from_json(record))
+            out.append(checked_record(ProbeRecord.from_json(record), where))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}: not a probe record of a uta task ({exc})") from None
     return out
@@ -72,9 +76,17 @@ def iter_samples(path: Path, whole_lines: bool = True) -> Iterator[DocSample]:
             again); False leaves out :data:`RECORD_TEXTS`, a third of the memory a run's
             samples take, for readers that measure and show them.
     """
+    lines: dict[int, str] = {}  # doc_id -> the line it was logged on
     for where, sample in read_jsonl(path):
-        if not isinstance(sample, dict) or not isinstance(sample.get(output.SAMPLE_DOC_ID), int):
+        if not isinstance(sample, dict) or not isinstance(sample.get(output.SAMPLE_DOC_ID), int) \
+                or isinstance(sample[output.SAMPLE_DOC_ID], bool):
             raise ValueError(f"{where}: no integer {output.SAMPLE_DOC_ID}; is this a uta task's samples file?")
+        doc_id = sample[output.SAMPLE_DOC_ID]
+        if doc_id in lines:  # lm-eval logs a doc once per task: two are two runs in one file, or a damaged one
+            raise ValueError(f"{where}: {output.SAMPLE_DOC_ID} {doc_id} was logged before, on line "
+                             f"{lines[doc_id]}: a samples file holds each doc once (is it two runs "
+                             "joined?); keep one line per doc")
+        lines[doc_id] = where.rsplit(":", 1)[-1]
         names = sample.get("metrics") or []
         if not isinstance(names, list):
             raise ValueError(f"{where}: 'metrics' is {type(names).__name__}, not the list of names lm-eval writes")
@@ -87,7 +99,7 @@ def iter_samples(path: Path, whole_lines: bool = True) -> Iterator[DocSample]:
 
 def read_samples(path: Path, whole_lines: bool = True) -> list[DocSample]:
     """Every logged doc of a ``samples_<task>_<date>.jsonl`` file of a uta task, in doc order
-    (:func:`iter_samples`, sorted by ``doc_id``; docs of the same id keep their file order).
+    (:func:`iter_samples`, sorted by ``doc_id``).
 
     Args:
         path: the samples file.

@@ -15,8 +15,11 @@ rate's counts and interval, pooled group rows and the run's provenance::
      "groups": {"uta_ifbench_all": {"tasks": [...], "metrics": {...}}},
      "lm_eval": {... the results JSON, NaN as null ...}}
 
-The gate and the report read this file when it is current (same results file and settings),
-and write it when it is not.
+``sources`` records the size, modification time and SHA-256 of every results and samples
+file the summary was made from (:mod:`uta_tasks.runs.fingerprint`). The gate and the report
+read this file only when it is current: made with the same settings, from the files the run
+folder holds now, each with the same size and digest. Otherwise they recompute it from the
+files (a warning says why it was stale) and write it again.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from uta_tasks.judge.redact import redact_value
 from uta_tasks.runs.comparability import KEYS as COMPARABILITY_KEYS
 from uta_tasks.runs.estimates import Estimate, EstimateSettings, estimate, metrics_of
+from uta_tasks.runs.fingerprint import run_sources, stale_reason
 from uta_tasks.runs.folder import RunFiles
 from uta_tasks.runs.jsonio import read_json, strict, write_json
 from uta_tasks.runs.provenance import run_provenance
@@ -87,6 +91,7 @@ def build_summary(run: Run, settings: EstimateSettings | None = None,
     summary = RunSummary(
         results_file=run.files.results.name,
         samples_files={task: path.name for task, path in run.files.samples.items()},
+        sources=run.sources or run_sources(run.files),
         settings=asdict(settings),
         provenance=run_provenance(run),
         tasks=tasks,
@@ -104,7 +109,9 @@ def _typed(metrics: dict[str, Any], confidence: float) -> dict[str, Estimate]:
 
 def _current(path: Path, files: RunFiles, settings: EstimateSettings,
              calibration: CalibrationSet | None = None) -> dict[str, Any] | None:
-    if not path.is_file() or path.stat().st_mtime < files.results.stat().st_mtime:
+    """The summary at ``path`` when it was made with these settings from the files the run
+    holds now (:func:`~uta_tasks.runs.fingerprint.stale_reason`), else None (a stale one is logged)."""
+    if not path.is_file():
         return None
     try:
         data = read_json(path)
@@ -120,6 +127,10 @@ def _current(path: Path, files: RunFiles, settings: EstimateSettings,
         # a summary from before a comparability setting existed is rebuilt, so it says how the run was made
         and all(set(COMPARABILITY_KEYS) <= set(p) for p in ((data.get("provenance") or {}).get("tasks") or {}).values())
     )
+    reason = stale_reason(data.get("sources"), files) if isinstance(data, dict) else None
+    if reason is not None:
+        log.warning("%s is stale: %s; recomputed from the run's files", path, reason)
+        return None
     return data if ok else None
 
 
@@ -139,7 +150,9 @@ def write_summary(run: Run | RunFiles | str | Path, settings: EstimateSettings |
 def load_summary(files: RunFiles, settings: EstimateSettings | None = None,
                  run: Run | Callable[[], Run] | None = None,
                  calibration: CalibrationSet | None = None) -> dict[str, Any]:
-    """The run's summary: ``summary.json`` when it is current, else built now and written.
+    """The run's summary: ``summary.json`` when it is current (made with these settings from
+    the files the run folder holds now, each the same size and SHA-256), else built now from
+    the files and written.
 
     Args:
         files: the run's files.

@@ -123,6 +123,8 @@ class RunSummary:
         groups: group name -> :class:`TaskSummary` (with ``tasks``).
         lm_eval: lm-eval's results JSON, NaN as null.
         calibration: the calibration set used, or None.
+        sources: file name -> ``size``, ``mtime_ns`` and ``sha256`` of each results and samples
+            file it was made from (:mod:`uta_tasks.runs.fingerprint`; empty in an older summary).
         schema: ``uta-summary/1``.
         extra: keys this version does not know, written back as read.
     """
@@ -135,6 +137,7 @@ class RunSummary:
     groups: dict[str, TaskSummary]
     lm_eval: dict[str, Any]
     calibration: dict[str, Any] | None = None
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
     schema: str = output.SUMMARY_SCHEMA
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -166,6 +169,7 @@ class RunSummary:
             "schema": self.schema,
             "results_file": self.results_file,
             "samples_files": dict(self.samples_files),
+            **({"sources": dict(self.sources)} if self.sources else {}),
             "settings": dict(self.settings),
             **calibration,
             "provenance": self.provenance,
@@ -189,11 +193,12 @@ class RunSummary:
             raise ValueError(f"not a {output.SUMMARY_SCHEMA} document: write it again with uta-summary")
         settings = dict(data.get("settings") or {})
         confidence = float(settings.get("confidence", 0.95))
-        known = {"schema", "results_file", "samples_files", "settings", "calibration", "provenance", "tasks",
-                 "groups", "lm_eval"}
+        known = {"schema", "results_file", "samples_files", "sources", "settings", "calibration", "provenance",
+                 "tasks", "groups", "lm_eval"}
         return cls(
             results_file=str(data.get("results_file")),
             samples_files=dict(data.get("samples_files") or {}),
+            sources=dict(data.get("sources") or {}) if isinstance(data.get("sources"), Mapping) else {},
             settings=settings,
             provenance=dict(data.get("provenance") or {}),
             tasks={n: TaskSummary.from_json(n, t, confidence) for n, t in (data.get("tasks") or {}).items()},

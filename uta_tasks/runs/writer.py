@@ -28,8 +28,9 @@ from typing import Any
 
 from uta_tasks.judge.redact import redact_value
 from uta_tasks.runs.folder import model_name
-from uta_tasks.runs.jsonio import dumps_strict, read_json, write_text
+from uta_tasks.runs.jsonio import dumps_strict, write_text
 from uta_tasks.runs.rescore import ScoredTask
+from uta_tasks.runs.results_file import read_results
 from uta_tasks.schema import output
 
 log = logging.getLogger(__name__)
@@ -74,9 +75,7 @@ def _config(task: ScoredTask, source: dict[str, Any], judge_metadata: dict[str, 
 
 def _results(tasks: list[ScoredTask], source_path: Path | None, judge: dict[str, Any],
              judge_metadata: dict[str, Any], date: str) -> dict[str, Any]:
-    source: dict[str, Any] = read_json(source_path) if source_path is not None else {}
-    if not isinstance(source, dict):
-        raise ValueError(f"{source_path} is not an lm-eval results file (not a JSON object)")
+    source: dict[str, Any] = read_results(source_path) if source_path is not None else {}  # its sections checked
     out = {k: redact_value(v) for k, v in source.items() if k not in _DROPPED_KEYS}  # no model_args credential
     names_ = [t.task for t in tasks]
     out["results"] = {

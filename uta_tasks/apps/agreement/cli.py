@@ -15,13 +15,14 @@ the JSON report with ``--json``. Also, when they apply:
 - ``--calibration-out FILE``: the calibration set of the one judge against the humans, read
   by ``--calibration`` of ``uta-summary``, ``uta-report`` and ``uta-gate``.
 
-Exit status 1 when no pair of sources shares an item.
+Exit status 1 when no pair of sources shares an item, 2 when an input cannot be read or is malformed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -126,9 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     Args:
         argv: Arguments (default: ``sys.argv[1:]``).
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.replicates < 0:
-        raise SystemExit("uta-agreement: --replicates must be 0 or more")
+        parser.error("--replicates must be 0 or more")
     extra: dict[str, Any] = {}
     text: list[str] = []
     try:
@@ -163,13 +165,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra["files"] = views
         if args.calibration_out:
             text.append(_calibration(args.calibration_out, sources))
-    except (FileNotFoundError, ValueError) as exc:
-        raise SystemExit(f"uta-agreement: {exc}") from None
+    except (OSError, ValueError) as exc:  # a source that cannot be read: exit 2 (1 is "no pair overlaps")
+        print(f"uta-agreement: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - anything else that stops it: exit 2 with the cause, no traceback
+        logging.getLogger(__name__).debug("uta-agreement stopped", exc_info=True)
+        print(f"uta-agreement: internal error {type(exc).__name__}: {exc} (please report it)", file=sys.stderr)
+        return 2
     sys.stdout.write(display_text(render_table(rows, args.replicates, args.seed, confusion=not args.no_confusion)))
     sys.stdout.write(display_text("".join(text)))  # model names: no control, bidi or surrogate character
     if args.json:
         data = report(sources, rows, args.replicates, args.seed, **extra)
-        write_text(args.json, json.dumps(data, indent=2) + "\n")
+        try:
+            write_text(args.json, json.dumps(data, indent=2) + "\n")
+        except OSError as exc:
+            print(f"uta-agreement: cannot write {args.json}: {exc}", file=sys.stderr)
+            return 2
     if rows and all(row.n == 0 for row in rows):
         return 1
     return 0

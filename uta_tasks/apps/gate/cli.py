@@ -21,6 +21,7 @@ from pathlib import Path
 
 from uta_tasks.apps.gate.api import EXIT_UNDECIDED, run_gate
 from uta_tasks.apps.gate.errors import GateInputError
+from uta_tasks.apps.gate.evaluate import ERROR
 from uta_tasks.apps.gate.paper import render_paper_text, run_paper_gate
 from uta_tasks.apps.gate.render_junit import render_junit, render_junit_error
 from uta_tasks.apps.gate.render_markdown import render_markdown
@@ -66,14 +67,30 @@ def main(argv: list[str] | None = None) -> int:
         argv: arguments (default: ``sys.argv[1:]``).
     """
     p = parser()
-    args = p.parse_args(argv)
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exc:
+        if exc.code not in (0, None):  # argparse refused the command line (its message is above)
+            _undecided(_outputs(argv), "the command line is not valid: see `uta-gate --help`")
+        raise
     if args.paper == bool(args.rules):
-        p.error("give either --rules FILE or --paper")
+        return _undecided(args, "give either --rules FILE or --paper")
     try:
         return _paper(args) if args.paper else _rules(args)
     except Exception as exc:  # noqa: BLE001 - exit 1 means "a rule failed": anything else that stops the gate is 2
         logging.getLogger(__name__).debug("uta-gate stopped", exc_info=True)
         return _undecided(args, f"internal error {type(exc).__name__}: {exc} (please report it)")
+
+
+def _outputs(argv: list[str] | None) -> argparse.Namespace:
+    """``--junit`` and ``--json`` of a command line argparse refused, so that they are written still."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--junit", type=Path)
+    p.add_argument("--json", type=Path)
+    try:
+        return p.parse_known_args(sys.argv[1:] if argv is None else argv)[0]
+    except SystemExit:  # --junit given without a value
+        return argparse.Namespace(junit=None, json=None)
 
 
 def _undecided(args: argparse.Namespace, cause: str) -> int:
@@ -95,6 +112,8 @@ def _rules(args: argparse.Namespace) -> int:
     except (GateInputError, OSError, ValueError) as exc:
         return _undecided(args, str(exc))
     sys.stdout.write(render_text(result))
+    for note in dict.fromkeys(r.note for r in result.results if r.status == ERROR):  # the causes, for CI logs too
+        print(f"uta-gate: cannot decide: {display_text(note)}", file=sys.stderr)
     _write(args.json, dumps_strict(result.to_dict()) + "\n")
     _write(args.junit, render_junit(result))
     _write(args.markdown, render_markdown(result))

@@ -32,6 +32,7 @@ from typing import Any
 
 from uta_tasks.apps.gate.errors import GateInputError
 from uta_tasks.runs.comparability import GATE_KEYS
+from uta_tasks.runs.regular_file import read_bounded
 from uta_tasks.schema import output
 
 OPS = (">=", ">", "<=", "<")
@@ -248,6 +249,9 @@ def parse_rules(data: Any, source: str = "<rules>") -> RuleSet:
     return RuleSet(parse_settings(data.get("settings"), source), parsed, source)
 
 
+MAX_RULES_BYTES = 16 * 2**20  # a rules file of a few hundred rules holds some KiB
+
+
 def load_rules(path: str | Path) -> RuleSet:
     """Read and validate a rules file.
 
@@ -258,9 +262,9 @@ def load_rules(path: str | Path) -> RuleSet:
 
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GateInputError(f"cannot read the rules file {p}: {exc.strerror or exc}") from None
+        text = read_bounded(p, MAX_RULES_BYTES, "rules file").decode("utf-8")
+    except ValueError as exc:  # not a regular file, a read error, too large, not UTF-8
+        raise GateInputError(f"cannot read the rules file {p}: {exc}") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

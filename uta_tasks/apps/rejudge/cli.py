@@ -41,9 +41,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _retest(args.paths, metadata, args.retest, args.output_path)
     try:
         tasks = rejudge(args.paths, metadata, bootstrap_iters=args.bootstrap_iters)
-    except (JudgeConfigError, FileNotFoundError, ValueError, JudgeUnjudgedError) as exc:
+    except (JudgeConfigError, OSError, ValueError, JudgeUnjudgedError) as exc:
         log.error("%s", exc)
         return 2
+    except Exception as exc:  # noqa: BLE001 - anything else that stops it is a bad input too: exit 2, no traceback
+        return _internal(exc)
     date = time.strftime("%Y-%m-%dT%H-%M-%S")
     try:
         paths = write(tasks, args.output_path, metadata, date)
@@ -66,13 +68,21 @@ def _retest(paths: Sequence[Path], metadata: dict, repeats: int, output_path: Pa
 
     try:
         results = retest(paths, metadata, repeats)
-    except (JudgeConfigError, FileNotFoundError, ValueError, JudgeUnjudgedError) as exc:
+    except (JudgeConfigError, OSError, ValueError, JudgeUnjudgedError) as exc:
         log.error("%s", exc)
         return 2
+    except Exception as exc:  # noqa: BLE001 - as in main
+        return _internal(exc)
     sys.stdout.write(render(results))
     path = write_retest(results, output_path, JudgeSettings.from_metadata(metadata).describe())
     log.info("retest: %s", path)
     return 0
+
+
+def _internal(exc: Exception) -> int:
+    log.debug("uta-rejudge stopped", exc_info=True)
+    log.error("internal error %s: %s (please report it)", type(exc).__name__, exc)
+    return 2
 
 
 if __name__ == "__main__":

@@ -124,6 +124,7 @@ def retest(paths: Sequence[str | Path], judge_metadata: dict[str, Any], repeats:
     """
     from uta_tasks.judge import preflight
     from uta_tasks.judge.settings import JudgeSettings
+    from uta_tasks.runs.rescore import load_scored
 
     from .run import judge_saved
 
@@ -132,6 +133,7 @@ def retest(paths: Sequence[str | Path], judge_metadata: dict[str, Any], repeats:
     fresh = JudgeSettings.from_metadata({**judge_metadata, "judge_cache": "off"})
     if not fresh.enabled:
         raise ValueError("uta-rejudge --retest: the judge is off (judge=none): there is nothing to retest")
+    load_scored(paths)  # every file read (and a bad one named) before the judge is called
     preflight(fresh)
     per_task: dict[str, list[dict[Unit, bool | None]]] = {}
     for _ in range(repeats):

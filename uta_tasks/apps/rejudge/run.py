@@ -35,7 +35,16 @@ def judge_saved(paths: Sequence[str | Path], settings: JudgeSettings) -> list[Re
         paths: lm-eval ``--output_path`` folders (or samples files) written with ``--log_samples``.
         settings: the judge settings (parsed once by the caller).
     """
-    tasks = load_scored(paths)
+    return judge_tasks(load_scored(paths), settings)
+
+
+def judge_tasks(tasks: list[RejudgedTask], settings: JudgeSettings) -> list[RejudgedTask]:
+    """Judge every user turn of the loaded tasks again (no metrics), in place.
+
+    Args:
+        tasks: from :func:`uta_tasks.runs.rescore.load_scored`.
+        settings: the judge settings.
+    """
     flat = [r for t in tasks for records in t.records for r in records]
     specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=settings) for r in flat]
     judged = iter(judging.judge_records(flat, list(specs)))  # every verdict slot filled anew
@@ -57,10 +66,11 @@ def rejudge(
     from uta_tasks.judge import preflight
 
     settings = JudgeSettings.from_metadata(judge_metadata)
+    loaded = load_scored(paths)  # every file read (and a bad one named) before the judge is called
     if not settings.enabled:
         raise ValueError("uta-rejudge: the judge is off (judge=none): there is nothing to re-judge")
     preflight(settings)
-    tasks = judge_saved(paths, settings)
+    tasks = judge_tasks(loaded, settings)
     for task in tasks:
         rescore(task, judged=True, bootstrap_iters=bootstrap_iters)
     return tasks

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
@@ -45,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
                              retest=args.retest, families=parse_families(args.family), tolerance_pp=args.tolerance)
     except (OSError, ValueError) as exc:
         print(f"uta-report: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - anything else that stops it: exit 2 with the cause, no traceback
+        logging.getLogger(__name__).debug("uta-report stopped", exc_info=True)
+        print(f"uta-report: internal error {type(exc).__name__}: {exc} (please report it)", file=sys.stderr)
         return 2
     print(files.html)
     print(files.markdown)
