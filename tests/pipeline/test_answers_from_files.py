@@ -70,6 +70,17 @@ def test_samples_named_json_as_in_2024_are_read(greedy, folders):
         assert record.answer_source["samples"].endswith(".json")
 
 
+def test_gzipped_samples_are_read(greedy, folders):
+    samples = _samples(save(_plain(greedy, folders), folders["out"]))
+    saved = _responses(samples)
+    samples.with_name(samples.name + ".gz").write_bytes(gzip.compress(samples.read_bytes()))
+    samples.unlink()
+    probed = _probe(greedy, folders, folders["out"])
+    for record, sample in zip(records(probed, TASK), probed["samples"][TASK], strict=True):
+        assert record.a.startswith(saved[sample["doc_id"]])
+        assert record.answer_source["samples"].endswith(".jsonl.gz")
+
+
 def test_the_newest_run_holding_the_task_is_read_whatever_came_after(greedy, folders):
     """Three runs in one folder: gsm8k on 2 documents, gsm8k on 3, then a run of another task."""
     save(_plain(greedy, folders, limit=2), folders["out"])
