@@ -227,6 +227,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             reference_user_turn=bench.reference_user_turn(doc) if bench.reference_user_turn else None,
             overlong=self._settings.overlong,
             prompt_mismatch=self._settings.prompt_mismatch,
+            user_temperature=self._settings.user_temperature,
             question_pool=self._settings.question_pool,
             pass2_context=self._settings.pass2_context,
             truncate_scope=self._settings.truncate_scope,

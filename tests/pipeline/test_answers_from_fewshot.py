@@ -83,3 +83,32 @@ def test_a_zero_shot_run_records_that_the_probe_renders_the_same_prompt(greedy, 
     for record in records(probed, TASK):
         assert record.answer_source["prompt_check"] == {"rendered": PROMPT_EQUAL, "first_difference": None,
                                                          "likely_cause": None}
+
+
+def test_user_turns_sampled_at_their_own_temperature_on_greedy_answers(greedy, tmp_path):
+    """Leaderboard answers are greedy: user_temperature samples pass 2 alone at 0.7, recorded, and the
+    run is not comparable with the paper's cells (one temperature for both passes)."""
+    from uta_tasks.runs import load_run
+    from uta_tasks.runs.comparability import not_comparable_to
+    from uta_tasks.runs.provenance import task_provenance
+
+    write(tmp_path / "wrap", plan(["gsm8k"]), {})
+    plain = evaluate(greedy, ["gsm8k"], include=(plain_gsm8k_folder(tmp_path / "plain"),), limit=LIMIT,
+                     apply_chat_template=True, num_fewshot=0, gen_kwargs=GEN)
+    folder = save(plain, tmp_path / "out")
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folder)}
+    with pytest.raises(Exception, match="user_temperature"):  # the refusal names the setting
+        evaluate(greedy, [TASK], include=(tmp_path / "wrap",), limit=LIMIT, metadata=meta,
+                 gen_kwargs={**GEN, "temperature": 0.7, "do_sample": True})
+    greedy.calls.clear()
+    probed = evaluate(greedy, [TASK], include=(tmp_path / "wrap",), limit=LIMIT, gen_kwargs=GEN,
+                      metadata={**meta, "user_temperature": 0.7})
+    sent = {prompt.endswith(USER): kwargs for batch in greedy.calls for prompt, kwargs in batch}
+    assert (sent[True]["temperature"], sent[True]["do_sample"]) == (0.7, True)  # the user turns
+    assert "temperature" not in sent[False] or sent[False]["temperature"] == 0  # the completions stay greedy
+    for record in records(probed, TASK):
+        assert record.generation["user"]["temperature"] == 0.7
+    task = load_run(save(probed, tmp_path / "probed")).tasks[TASK]
+    assert task_provenance(task)["user_temperature"] == 0.7
+    reasons = not_comparable_to(task_provenance(task), {}, "none")
+    assert "user_temperature 0.7, the paper's the answer's" in reasons

@@ -119,7 +119,7 @@ def resolve_one(spec: ProbeSpec, gen_kwargs: dict, tokenizer: Any, template_args
         defaults: the backend's sampling defaults.
     """
     switch = role_switch.for_model(tokenizer, spec.role_switch, template_args)
-    assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks)
+    assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks, spec.user_temperature)
     if spec.saved is not None and spec.saved.messages is not None:  # a harness that logged the messages sent
         spec = replace(spec, saved=replace(spec.saved, prompt=switch.assistant_prompt(spec.saved.messages)))
     request = Request(spec, switch, assistant, user, defaults)

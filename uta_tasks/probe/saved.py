@@ -152,7 +152,9 @@ def check(request: Request, tokenizer: Any) -> SavedCheck:
         raise SavedAnswerError(
             f"{spec.task}: document {saved.doc_id}: the saved run sampled at temperature {theirs}, the probe at {mine}; "
             f"the paper uses one temperature for the answer and the user turn. Run the probe with --gen_kwargs "
-            f"temperature={theirs} (do_sample={'False' if theirs == 0 else 'True'}), or save a run at {mine}"
+            f"temperature={theirs} (do_sample={'False' if theirs == 0 else 'True'}) and, to sample only the user turn "
+            f"at {mine}, --metadata '{{\"user_temperature\": {mine}}}' (not comparable with the paper), or save a run "
+            f"at {mine}"
         )
     limit = int(saved.gen_kwargs.get("max_gen_toks", LM_EVAL_MAX_GEN_TOKS))
     if _tokens(tokenizer, saved.text) < limit:

@@ -27,7 +27,7 @@ class TaskSettingError(ValueError):
     """A task setting has a bad value; the message names the task, the key and the fix."""
 
 
-Kind = Literal["choice", "int", "positive", "ks", "path"]
+Kind = Literal["choice", "int", "positive", "ks", "path", "temperature"]
 # ``metrics``: the headline rows only (accuracy, genuine_followup and its base/diff, share_changed,
 # unjudged; uta_tasks.metrics.table.HEADLINE), or every row of uta_tasks.metrics.table.
 METRICS_CHOICES = ("headline", "full")
@@ -40,7 +40,8 @@ class TaskSettingSpec:
     Attributes:
         key: the ``--metadata`` key (and the :class:`TaskSettings` field).
         kind: ``choice`` (one of ``choices``), ``int``, ``positive`` (an int >= 1), ``ks``
-            (the ``pass_at_k`` list) or ``path`` (a file or folder; unset by default).
+            (the ``pass_at_k`` list), ``path`` (a file or folder; unset by default) or
+            ``temperature`` (a number >= 0; unset by default).
         default: the value when the key is absent.
         doc: what it does, as Markdown (one line of the manual's table).
         choices: the allowed values of a ``choice``, computed when asked (the cue pools are
@@ -99,6 +100,10 @@ SPECS: tuple[TaskSettingSpec, ...] = (
                     "`hf://datasets/<org>/<repo>[@<revision>][/<folder>]`: pass 1 takes each document's saved "
                     "response instead of generating it; a response cut at a stop string is completed, not regenerated "
                     "([Add the probe to a run you already have](saved-runs.md))"),
+    TaskSettingSpec("user_temperature", "temperature", None,
+                    "the user turn's temperature, when it differs from the answer's (the run's `--gen_kwargs`): "
+                    "e.g. pass 2 sampled at 0.7 on greedy answers read with `answers_from`. The paper uses one "
+                    "temperature for both passes, so a run with it set is not comparable with the paper's cells"),
     TaskSettingSpec("prompt_mismatch", "choice", PROMPT_MISMATCH_CHOICES[0],
                     "`answers_from`: the saved prompt is pass 1, character for character; the probe's own "
                     "rendering of the document is a check. `record` keeps its outcome in each record "
@@ -125,6 +130,7 @@ class TaskSettings:
     metrics: str = _DEFAULT["metrics"]
     nltk_download: str = _DEFAULT["nltk_download"]
     answers_from: str | None = _DEFAULT["answers_from"]
+    user_temperature: float | None = _DEFAULT["user_temperature"]
     prompt_mismatch: str = _DEFAULT["prompt_mismatch"]
 
     @classmethod
@@ -152,6 +158,8 @@ def _coerce(task: str, spec: TaskSettingSpec, raw: Any) -> Any:
         return raw  # checked against user_samples by _parse_samples
     if spec.kind == "path":
         return str(raw).strip() or None if raw is not None else None
+    if spec.kind == "temperature":
+        return _temperature(where, raw)
     try:
         if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
             raise ValueError
@@ -160,6 +168,20 @@ def _coerce(task: str, spec: TaskSettingSpec, raw: Any) -> Any:
         raise TaskSettingError(f"{where} must be a whole number") from None
     if spec.kind == "positive" and value < 1:
         raise TaskSettingError(f"{where} must be at least 1")
+    return value
+
+
+def _temperature(where: str, raw: Any) -> float | None:
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    try:
+        if isinstance(raw, bool):
+            raise ValueError
+        value = float(str(raw).strip())
+    except ValueError:
+        raise TaskSettingError(f"{where} must be a number (a temperature, e.g. 0.7)") from None
+    if not 0 <= value < float("inf"):
+        raise TaskSettingError(f"{where} must be a temperature of 0 or more")
     return value
 
 

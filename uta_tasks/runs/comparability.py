@@ -36,6 +36,8 @@ Stage = Literal["answer", "follow-up"]
 # Where a value was read from (``summary.json`` names it for the judge's model and prompt).
 SOURCE_SAMPLES, SOURCE_METADATA, SOURCE_DEFAULT, SOURCE_BEFORE = "samples", "metadata", "default", "before"
 _TASK_DEFAULTS = {spec.key: spec.default for spec in TASK_SETTING_SPECS}
+# ``user_temperature`` unset: the user turn at the answer's temperature, as in the paper.
+_SAME_TEMPERATURE = "the answer's"
 
 
 @dataclass(frozen=True)
@@ -227,6 +229,9 @@ SETTINGS: tuple[Setting, ...] = (
             "response", ("trunc",)),
     Setting("user_samples", "user turns drawn per answer in the records, else `--metadata`, else 1", _user_samples,
             1, "follow-up", _GATE_PAPER, 1),
+    Setting("user_temperature", "`--metadata user_temperature` (the user turn sampled at its own temperature), "
+            "else the answer's", _task_setting("user_temperature", _SAME_TEMPERATURE), _SAME_TEMPERATURE, "follow-up",
+            _GATE_PAPER, _SAME_TEMPERATURE),
     Setting("question_pool", "`question` tasks: the records' pool, else `--metadata`, else `question_pool_v1`",
             _question_pool, "question_pool_v1", "follow-up", _GATE_ONLY, None, ("question",)),
     Setting("question_seed", "`--metadata question_seed`, else 0", _task_setting("question_seed", 0), 0,

@@ -272,7 +272,9 @@ def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mappin
                     raise SavedRunError(
                         f"{line_where}: the saved run sampled at temperature {temperature(kwargs)}, the probe at "
                         f"{mine}; the paper uses one temperature for the answer and the user turn. Run the probe with "
-                        f"--gen_kwargs temperature={temperature(kwargs)}, or save a run at {mine}"
+                        f"--gen_kwargs temperature={temperature(kwargs)} and, to sample only the user turn at {mine}, "
+                        f"--metadata '{{\"user_temperature\": {mine}}}' (not comparable with the paper), or save a "
+                        f"run at {mine}"
                     )
                 break
         except saved_lines.SavedLineError as exc:

@@ -142,6 +142,7 @@ class ProbeSpec:
             included) or ``final_answer`` (the final answer only).
         user_samples: user turns generated per (q, a') (k of pass@k; 1 = the paper).
         saved: ``answers_from``: the saved answer pass 1 takes instead of generating one.
+        user_temperature: pass 2's temperature when it differs from pass 1's (None: the same).
         prompt_mismatch: ``answers_from``: ``record`` (the saved prompt is pass 1 whatever the
             probe would render) or ``refuse`` (a saved prompt the probe would not write is refused).
     """
@@ -163,6 +164,7 @@ class ProbeSpec:
     user_samples: int = 1
     saved: SavedAnswer | None = None
     prompt_mismatch: str = PROMPT_MISMATCH_CHOICES[0]
+    user_temperature: float | None = None
 
     @property
     def q(self) -> str:
