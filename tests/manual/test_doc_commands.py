@@ -52,16 +52,23 @@ class Parsed(BaseException):
 @contextlib.contextmanager
 def stop_after_parsing() -> Iterator[None]:
     """Let ``argparse`` parse (subparsers included) and stop the program right after the
-    outermost ``parse_args`` / ``parse_known_args`` returns."""
+    outermost ``parse_args`` / ``parse_known_args`` returns. A program whose command line was
+    refused goes on as it would (``uta-gate`` reads its ``--junit`` again to write the refusal)."""
     depth = 0
+    refused = False
     originals = {name: getattr(argparse.ArgumentParser, name) for name in ("parse_args", "parse_known_args")}
 
     def wrap(name: str) -> Callable[..., object]:
         def parse(self: argparse.ArgumentParser, *args: object, **kwargs: object) -> object:
-            nonlocal depth
+            nonlocal depth, refused
+            if refused:
+                return originals[name](self, *args, **kwargs)
             depth += 1
             try:
                 result = originals[name](self, *args, **kwargs)
+            except SystemExit:
+                refused = depth == 1
+                raise
             finally:
                 depth -= 1
             if depth == 0:
