@@ -5,10 +5,12 @@
   measured for one this version does not know (a :class:`ValueError` naming the file and
   line, which every command reports with exit 2);
 - a verdict marked judged whose label is not one of the eight
-  (:data:`uta_tasks.schema.labels.LABELS`), or whose ``genuine`` the label does not allow, is
-  read as *unjudged* (reason code ``invalid_reply``, what the live judge makes of such a
-  reply), with a warning naming the file, line and slot: it is left out of every rate, and
-  counted by ``unjudged`` and ``unjudged_share``, never counted as judged.
+  (:data:`uta_tasks.schema.labels.LABELS`), or whose ``genuine`` is not a boolean, is read as
+  *unjudged* (reason code ``invalid_reply``, what the live judge makes of such a reply), with a
+  warning naming the file, line and slot: it is left out of every rate, and counted by
+  ``unjudged`` and ``unjudged_share``, never counted as judged. A known label whose ``genuine``
+  the label does not allow stays as logged: the quickstart counts such self-contradicting
+  verdicts and builds no genuine rate on them (:mod:`uta_tasks.apps.quickstart.verdict_checks`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import logging
 
 from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.schema import output
-from uta_tasks.schema.labels import pairing_error
+from uta_tasks.schema.labels import LABELS, pairing_error
 from uta_tasks.schema.probe import VERDICT_SLOTS, ProbeRecord
 from uta_tasks.schema.reasons import INVALID_REPLY
 from uta_tasks.schema.verdict import Verdict
@@ -49,7 +51,7 @@ def checked_record(record: ProbeRecord, where: str) -> ProbeRecord:
 
 
 def _valid(verdict: Verdict | None, where: str) -> Verdict | None:
-    if verdict is None or not verdict.judged:
+    if verdict is None or not verdict.judged or (verdict.label in LABELS and isinstance(verdict.genuine, bool)):
         return verdict
     error = pairing_error(verdict.label, verdict.genuine)
     if error is None:
