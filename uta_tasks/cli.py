@@ -17,6 +17,7 @@ import sys
 
 from uta_tasks import TASKS_DIR
 from uta_tasks import lm_eval_compat as compat
+from uta_tasks.judge.redact import install_log_redaction
 
 HELP_FLAGS = frozenset({"-h", "--help"})
 # What uta adds to lm-eval's command line; the --plan flags are listed from the plan's own parser.
@@ -143,6 +144,7 @@ def check_saved_requests(arguments: dict) -> None:
 def main() -> None:
     """Entry point of ``uta-eval`` (``--plan``: print the run's plan instead, :mod:`uta_tasks.apps.plan`;
     ``--help``: what uta adds, then lm-eval's help)."""
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = sys.argv[1:]
     if "--plan" in args:
         from uta_tasks.apps.plan import main as plan

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from uta_tasks.apps.judge_options import add_calibration_option
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs import find_runs
 from uta_tasks.runs.estimates import EstimateSettings
 from uta_tasks.runs.summary import write_summary
@@ -26,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     Args:
         argv: arguments (default: ``sys.argv[1:]``).
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = parser().parse_args(argv)
     settings = EstimateSettings.from_args(args)
     try:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs.atomic import write_text
 
 from . import access
@@ -161,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Args:
         argv: Arguments (default: ``sys.argv[1:]``).
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
