@@ -136,3 +136,13 @@ def test_log_lines_of_every_logger_are_redacted(logger: str, caplog: pytest.LogC
     assert len(caplog.records) == 3
     assert SECRET not in caplog.text and "sk-the-key-in-use-123" not in caplog.text
     assert "POST http://127.0.0.1:1/v1/chat?jwt=" in caplog.text
+
+
+def test_task_names_are_not_read_as_secret_names() -> None:
+    results = {"results": {"uta:password_strength": {"acc,none": 0.5}},
+               "configs": {"uta:password_strength": {"task": "uta:password_strength",
+                                                     "metadata": {"password": SECRET, "version": 1}}},
+               "versions": {"uta:password_strength": 1}}
+    cleaned = redact_value(results)
+    assert cleaned["results"] == results["results"] and cleaned["versions"] == results["versions"]
+    assert cleaned["configs"]["uta:password_strength"]["metadata"] == {"password": MASK, "version": 1}

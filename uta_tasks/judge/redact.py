@@ -11,7 +11,8 @@ structure:
   value of every ``name=value`` or ``name: value`` whose name is secret (``pw=...``,
   ``passphrase: ...``, ``X-Auth: ...``, ``"api-key": "..."``).
 - **Data** (:func:`redact_value`, dicts and lists at any depth): the whole value of a key
-  whose name is secret (``None`` and booleans are kept: they hold no secret); every header
+  whose name is secret (``None`` and booleans are kept: they hold no secret; the keys of the
+  dicts keyed by task name, :data:`TASK_KEYED`, are task names, not read as names); every header
   value under a ``headers`` key (``headers``, ``judge_headers``, ``default_headers``...)
   except the harmless headers (``Content-Type``, ``Accept``, ``User-Agent``...); every other
   string through :func:`redact`.
@@ -65,6 +66,12 @@ HARMLESS_MODEL_ARGS = frozenset({
 # the top-level pieces of a model_args string: commas outside quotes and brackets split them
 _PIECE = re.compile(r"""(?:'[^']*'?|"[^"]*"?|\{[^}]*\}?|\[[^\]]*\]?|\([^)]*\)?|[^,'"{\[(])+""")
 _KEY_VALUE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=(.*)$", re.DOTALL)
+# lm-eval's and the summary's dicts keyed by task or group name: a key there names a task
+# (``uta:password_strength``), never a setting, so it is not read as a secret name
+TASK_KEYED = frozenset({
+    "results", "groups", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "task_hashes",
+    "group_subtasks", "tasks", "samples_files", "sources",
+})
 _HEADER_LINE = re.compile(r"(?m)^(\s*)([^\s:]+)(\s*:\s*)(.*)$")
 
 
@@ -133,6 +140,8 @@ def redact_value(value: Any, secret: str | None = None) -> Any:
             name = str(key)
             if name == "model_args":
                 out[key] = redact_model_args(item, secret)
+            elif name in TASK_KEYED and isinstance(item, dict):
+                out[key] = {task: redact_value(entry, secret) for task, entry in item.items()}
             elif is_headers_name(name):
                 out[key] = redact_headers(item, secret)
             elif is_secret_name(name):
