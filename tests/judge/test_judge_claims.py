@@ -52,3 +52,28 @@ def test_a_run_waits_for_a_killed_runs_claims_to_expire_then_judges_them(
     assert run.calls == 6 and len([r for r in fault_server.chat_requests() if r.user_turn is not None]) == 6
     again = judge_all(batch, settings)
     assert again.calls == 0 and again.cache_hits == 6
+
+
+def test_claims_of_a_process_of_this_machine_that_is_gone_are_taken_at_once(tmp_path: Path) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from uta_tasks.judge.claims import ItemClaims
+    from uta_tasks.judge.persist import CacheWriter
+
+    path = tmp_path / "cache.sqlite"
+    with VerdictCache(path) as cache:
+        child = subprocess.Popen([sys.executable, "-c", "pass"])
+        child.wait()
+        gone = f"{socket.gethostname()}:{child.pid}:dead"
+        alive = f"{socket.gethostname()}:{os.getpid()}:other-run-of-this-process"
+        cache.claim(["k1"], gone, 600, _reusable)
+        cache.claim(["k2"], alive, 600, _reusable)
+    writer = CacheWriter(str(path))
+    try:
+        claims = ItemClaims(writer, _reusable)
+        assert claims.take(["k1", "k2"]) == ({"k1"}, {})  # the dead run's claim is dropped, the live one held
+    finally:
+        writer.close()

@@ -199,6 +199,15 @@ class VerdictCache(SqliteStore):
                 granted.update(free)
         return granted, found
 
+    def claim_owners(self, now: float | None = None) -> list[str]:
+        """The runs holding a live claim.
+
+        Args:
+            now: The time (default: now).
+        """
+        now = time.time() if now is None else now
+        return [str(row[0]) for row in self._conn.execute("SELECT DISTINCT owner FROM claims WHERE expires > ?", (now,))]
+
     def renew(self, owner: str, lease: float, now: float | None = None) -> None:
         """Extend every claim of ``owner`` to ``lease`` seconds from now.
 

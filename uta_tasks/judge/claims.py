@@ -12,7 +12,10 @@ pay for it. Each run therefore **claims** the items it is about to send in the c
   :data:`RENEW_S` seconds while it judges; it is dropped as soon as the item's verdict is
   written, or when its call failed in a way that is not cached (an outage, a timeout), and
   all of a run's claims are dropped when it ends. A run that is killed stops renewing: its
-  claims expire within :data:`LEASE_S` seconds and a waiting run claims and judges them;
+  claims expire within :data:`LEASE_S` seconds and a waiting run claims and judges them.
+  On the same machine no one waits that long: a claim whose run (host and process id in its
+  owner name) no longer exists is dropped at once, so a run restarted after a kill resumes
+  straight away;
 - a waiting run looks every :data:`POLL_S` seconds: the verdicts that arrived are read from
   the cache (they count as cache hits: this run did not pay for them), released or expired
   claims are claimed and judged by this run.
@@ -43,6 +46,21 @@ def owner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(6)}"
 
 
+def _gone(owner: str) -> bool:
+    """True when ``owner`` (:func:`owner_id`) names a process of this machine that does not exist."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists under another user
+        return False
+    return False
+
+
 class ItemClaims:
     """The claims of one judging run in a shared cache.
 
@@ -65,7 +83,20 @@ class ItemClaims:
         Args:
             keys: Keys this run has no verdict for.
         """
-        return self.cache.claim(keys, self.owner, self.lease, self.reusable)
+        wanted = list(keys)
+        claimed, found = self.cache.claim(wanted, self.owner, self.lease, self.reusable)
+        if len(claimed) + len(found) < len(set(wanted)) and self._drop_dead_owners():
+            more, also = self.cache.claim([k for k in wanted if k not in claimed and k not in found], self.owner,
+                                          self.lease, self.reusable)
+            claimed, found = claimed | more, {**found, **also}
+        return claimed, found
+
+    def _drop_dead_owners(self) -> bool:
+        """Drop the claims of runs of this machine that no longer exist; True when there were any."""
+        dead = [owner for owner in self.cache.claim_owners() if owner != self.owner and _gone(owner)]
+        for owner in dead:
+            self.cache.release(owner)
+        return bool(dead)
 
     def done(self, key: str) -> None:
         """The item's verdict is written (or its call failed): another run may look again.

@@ -98,6 +98,16 @@ class CacheWriter:
             self._fail("cannot be written", exc)
             return set(keys), {}
 
+    def claim_owners(self) -> list[str]:
+        """The runs holding a live claim (none when the cache is unusable)."""
+        if self._cache is None or self._broken:
+            return []
+        try:
+            return self._cache.claim_owners()
+        except _FAULTS as exc:
+            self._fail("cannot be read", exc)
+            return []
+
     def renew(self, owner: str, lease: float) -> None:
         """Extend the run's claims (a fault only costs the cache).
 
