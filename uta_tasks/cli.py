@@ -13,11 +13,12 @@ flags) before lm-eval's own help.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from uta_tasks import TASKS_DIR
 from uta_tasks import lm_eval_compat as compat
-from uta_tasks.judge.redact import install_log_redaction
+from uta_tasks.judge.redact import RedactingStream, install_log_redaction, redact_config
 
 HELP_FLAGS = frozenset({"-h", "--help"})
 # What uta adds to lm-eval's command line; the --plan flags are listed from the plan's own parser.
@@ -156,7 +157,13 @@ def main() -> None:
     expand_wrapped_tasks()
     check_saved_answers(sys.argv[1:])
     compat.explain_chat_template_warning(compat.tasks_from_argv(sys.argv[1:]))
-    compat.cli_main()
+    # lm-eval prints its --model_args and writes them to the results: both without credentials
+    stdout = RedactingStream(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(stdout):
+            compat.cli_main(clean_results=redact_config)
+    finally:
+        stdout.flush()
 
 
 if __name__ == "__main__":

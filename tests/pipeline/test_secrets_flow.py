@@ -86,3 +86,33 @@ def test_no_secret_reaches_any_output_stdout_stderr_or_log(scripted, judge_serve
     assert any(p.name.startswith("results_") for p in judged.rglob("*"))
     leaks = [str(p) for p in written if S.encode() in p.read_bytes()]
     assert leaks == []
+
+
+def test_uta_eval_prints_and_writes_model_args_without_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """lm-eval's command line prints ``--model_args`` and writes them to the results: through
+    uta-eval, neither holds the credential (lm-eval's run is replaced by what it does with them)."""
+    import lm_eval.__main__
+    from lm_eval.loggers import EvaluationTracker
+
+    from uta_tasks import cli
+
+    model_args = f"pretrained=org/m,api_key={S}1,base_url=https://h.example/v1?jwt={S}2"
+
+    def cli_evaluate() -> None:
+        print(f"hf ({model_args}), gen_kwargs: (None), limit: 2")
+        tracker = EvaluationTracker(output_path=str(tmp_path / "out"))
+        tracker.general_config_tracker.model_name = "org/m"
+        tracker.save_results_aggregated(results={"results": {}, "config": {"model": "hf", "model_args": model_args}},
+                                        samples=None)
+
+    monkeypatch.setattr(lm_eval.__main__, "cli_evaluate", cli_evaluate)
+    monkeypatch.setattr("sys.argv", ["uta-eval", "run", "--model", "hf", "--model_args", model_args,
+                                     "--tasks", "uta_gsm8k"])
+    cli.main()
+    out = capsys.readouterr().out
+    assert "hf (pretrained=org/m," in out and S not in out
+    (results,) = (tmp_path / "out").rglob("results_*.json")
+    config = json.loads(results.read_text())["config"]
+    assert S not in json.dumps(config) and config["model_args"].startswith("pretrained=org/m,")
+    assert EvaluationTracker.save_results_aggregated.__name__ == "save_results_aggregated"  # restored

@@ -28,11 +28,12 @@ structure:
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
 import threading
-from typing import Any
+from typing import Any, TextIO
 
 from .secret_names import is_harmless_header, is_harmless_query_key, is_headers_name, is_secret_name
 
@@ -224,6 +225,58 @@ def _harmless(value: Any, secret: str | None) -> Any:
     if isinstance(value, str):
         return redact(value, secret)
     return value if value is None or isinstance(value, (bool, int, float)) else MASK
+
+
+def redact_config(results: dict[str, Any]) -> dict[str, Any]:
+    """lm-eval's aggregated results with their top-level ``config`` (``model_args`` and the
+    rest) redacted (:func:`redact_value`); the rest is left to the tasks' own configs.
+
+    Args:
+        results: what lm-eval's ``EvaluationTracker`` is about to write.
+    """
+    if not isinstance(results, dict) or not isinstance(results.get("config"), dict):
+        return results
+    return {**results, "config": redact_value(results["config"])}
+
+
+class RedactingStream(io.TextIOBase):
+    """A text stream that writes whole lines through :func:`redact` to another one (lm-eval's
+    command prints its ``--model_args`` on stdout).
+
+    Args:
+        target: the stream to write to (``sys.stdout``).
+    """
+
+    def __init__(self, target: TextIO) -> None:
+        super().__init__()
+        self._target = target
+        self._pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self._target.isatty()
+
+    def fileno(self) -> int:  # a child process writes there directly
+        return self._target.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._target.encoding
+
+    def write(self, text: str) -> int:
+        lines = (self._pending + text).split("\n")
+        self._pending = lines.pop()
+        if lines:
+            self._target.write("".join(redact(line, None) + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._target.write(redact(self._pending, None))
+            self._pending = ""
+        self._target.flush()
 
 
 class _Redaction:
