@@ -13,11 +13,13 @@ flags) before lm-eval's own help.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import NoReturn
 
 from uta_tasks import TASKS_DIR
 from uta_tasks import lm_eval_compat as compat
+from uta_tasks.judge.redact import RedactingStream, install_log_redaction, redact_config
 
 HELP_FLAGS = frozenset({"-h", "--help"})
 # What uta adds to lm-eval's command line; the --plan flags are listed from the plan's own parser.
@@ -152,6 +154,7 @@ def check_saved_requests(arguments: dict) -> None:
 def main() -> None:
     """Entry point of ``uta-eval`` (``--plan``: print the run's plan instead, :mod:`uta_tasks.apps.plan`;
     ``--help``: what uta adds, then lm-eval's help)."""
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = sys.argv[1:]
     if "--plan" in args:
         from uta_tasks.apps.plan import main as plan
@@ -163,7 +166,13 @@ def main() -> None:
     expand_wrapped_tasks()
     check_saved_answers(sys.argv[1:])
     compat.explain_chat_template_warning(compat.tasks_from_argv(sys.argv[1:]))
-    compat.cli_main()
+    # lm-eval prints its --model_args and writes them to the results: both without credentials
+    stdout = RedactingStream(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(stdout):
+            compat.cli_main(clean_results=redact_config)
+    finally:
+        stdout.flush()
 
 
 if __name__ == "__main__":

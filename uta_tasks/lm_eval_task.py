@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.datasets.conversations import PROBE_TURN_KEY
+from uta_tasks.judge.redact import redact_value
 from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
@@ -289,5 +290,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             dumped["metadata"] = {**(dumped.get("metadata") or {}), "uta_primary": self.benchmark.primary}
             # lm-eval's n-shot column reads the config's num_fewshot: the examples q really holds
             dumped["num_fewshot"] = WrapSettings.from_metadata(self.config.task, "", self.config.metadata or {}).num_fewshot
-        return dumped
+        # lm-eval writes this config (the run's --metadata and model_args merged in) to the results:
+        # no credential in it (uta_tasks.judge.redact's rules)
+        return redact_value(dumped)
 

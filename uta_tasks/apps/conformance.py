@@ -31,6 +31,7 @@ from typing import Any
 
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.records import JudgeItem
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.runs.atomic import write_text
 from uta_tasks.schema.labels import LABELS
@@ -186,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Args:
         argv: Arguments (default: ``sys.argv[1:]``).
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     parser = argparse.ArgumentParser(prog="uta-conformance", description=__doc__.split("\n\n")[0])
     add_metadata_option(parser)
     parser.add_argument("--cases", default=str(CASES),

@@ -32,6 +32,7 @@ from typing import Any
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.prelabel import COPY_THRESHOLD, PRELABEL_MODEL, RULE_LABELS, RULES, prelabel
 from uta_tasks.judge.records import JudgeItem
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.runs.atomic import write_text
 from uta_tasks.schema.probe import VERDICT_SLOTS
@@ -244,6 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         0 when every rule that fired on a compared item has precision >= 0.98, else 1.
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     from uta_tasks.judge.errors import JudgeConfigError

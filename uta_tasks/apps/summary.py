@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any
 
 from uta_tasks.apps.judge_options import add_calibration_option
-from uta_tasks.runs import find_runs, load_summary
+from uta_tasks.judge.redact import install_log_redaction
+from uta_tasks.runs import Run, find_runs, load_run
+from uta_tasks.runs.provenance import answers_source
 from uta_tasks.runs.estimates import EstimateSettings
 from uta_tasks.runs.summary import write_summary
 
@@ -22,11 +23,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _say_saved_answers(summary: dict[str, Any]) -> None:
+def _say_saved_answers(run: Run) -> None:
     """On stderr, where the answers of a run that read them from a saved run came from."""
-    tasks = (summary.get("provenance") or {}).get("tasks") or {}
-    read = {name: task["answers_from"] for name, task in tasks.items() if (task or {}).get("answers_from")}
-    for name, source in sorted(read.items()):
+    read = {name: answers_source(task) for name, task in run.tasks.items() if task.is_uta}
+    for name, source in sorted((name, source) for name, source in read.items() if source):
         hub = source.get("hub")
         where = f"the Hub dataset {hub['repo']} at commit {hub['revision']}" if hub else source.get("path")
         print(f"uta-summary: {name}: answers read from a saved run, {where} ({source.get('samples')}), not generated",
@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     Args:
         argv: arguments (default: ``sys.argv[1:]``).
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = parser().parse_args(argv)
     settings = EstimateSettings.from_args(args)
     try:
@@ -49,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
             calibration = read_calibration(args.calibration)
         for path in args.paths:
             for files in find_runs(path):
-                print(write_summary(files, settings, calibration))
-                _say_saved_answers(load_summary(files, settings, calibration=calibration))
+                run = load_run(files)
+                print(write_summary(run, settings, calibration))
+                _say_saved_answers(run)
     except (OSError, ValueError) as exc:
         print(f"uta-summary: {exc}", file=sys.stderr)
         return 2

@@ -25,6 +25,10 @@
   concurrent writers (threads with their own connection, or several processes) are safe;
   writes are ``INSERT OR REPLACE`` of identical content, so races are harmless.
 - The stored verdict holds the prompt messages and the raw reply, never the API key.
+- **One bill per item**: runs that share the file (two ``uta-rejudge`` on one folder, two
+  lm-eval runs) claim each item in the ``claims`` table before asking the judge
+  (:meth:`VerdictCache.claim`, see :mod:`.claims`); a claim is a lease that expires
+  unless its run renews it, so a killed run blocks nothing for long.
 """
 
 from __future__ import annotations
@@ -33,11 +37,11 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.stores.sqlite import SqliteStore
+from uta_tasks.stores.sqlite import IN_CHUNK, SqliteStore
 
 from .errors import JudgeConfigError
 
@@ -51,6 +55,8 @@ CREATE TABLE IF NOT EXISTS verdicts (
     created REAL NOT NULL
 )
 """
+# a key claimed by a run (owner) until ``expires`` (epoch seconds); the row goes when its verdict is written
+_CLAIMS = "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)"
 _BUSY_TIMEOUT_S = 60.0
 _PROBE_KEY = "__uta_preflight_probe__"
 MOUNTS = "/proc/mounts"
@@ -118,7 +124,7 @@ class VerdictCache(SqliteStore):
     def __init__(self, path: str | Path, busy_timeout: float | None = None) -> None:
         timeout = _BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
         try:
-            super().__init__(path, (_SCHEMA,), timeout, durable=False)
+            super().__init__(path, (_SCHEMA, _CLAIMS), timeout, durable=False)
         except (OSError, sqlite3.Error) as exc:
             raise JudgeConfigError(
                 f"judge_cache={str(path)!r} cannot be opened ({exc}): point judge_cache "
@@ -156,6 +162,74 @@ class VerdictCache(SqliteStore):
                 time.time(),
             ),
         )
+
+    def claim(self, keys: Iterable[str], owner: str, lease: float, reusable: Callable[[dict[str, Any]], bool],
+              now: float | None = None) -> tuple[set[str], dict[str, dict[str, Any]]]:
+        """Claim, in one transaction, every key with neither a reusable verdict nor another
+        owner's live claim.
+
+        Args:
+            keys: Cache keys the caller is about to judge.
+            owner: The claiming run (:func:`uta_tasks.judge.claims.owner_id`).
+            lease: Seconds the claims hold unless renewed (:meth:`renew`).
+            reusable: Whether a stored verdict dict answers its key (else the key is judged again).
+            now: The time (default: now).
+
+        Returns:
+            The keys now claimed by ``owner``, and the reusable verdicts found instead, by key.
+        """
+        now = time.time() if now is None else now
+        wanted = list(dict.fromkeys(keys))
+        granted: set[str] = set()
+        found: dict[str, dict[str, Any]] = {}
+        with self.transaction() as conn:
+            for start in range(0, len(wanted), IN_CHUNK):
+                chunk = wanted[start:start + IN_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                for key, text in conn.execute(f"SELECT key, verdict FROM verdicts WHERE key IN ({marks})", chunk):
+                    stored = json.loads(text)
+                    if reusable(stored):
+                        found[key] = stored
+                held = {key for (key,) in conn.execute(
+                    f"SELECT key FROM claims WHERE key IN ({marks}) AND owner != ? AND expires > ?",
+                    [*chunk, owner, now])}
+                free = [key for key in chunk if key not in found and key not in held]
+                conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?)",
+                                 [(key, owner, now + lease) for key in free])
+                granted.update(free)
+        return granted, found
+
+    def claim_owners(self, now: float | None = None) -> list[str]:
+        """The runs holding a live claim.
+
+        Args:
+            now: The time (default: now).
+        """
+        now = time.time() if now is None else now
+        return [str(row[0]) for row in self._conn.execute("SELECT DISTINCT owner FROM claims WHERE expires > ?", (now,))]
+
+    def renew(self, owner: str, lease: float, now: float | None = None) -> None:
+        """Extend every claim of ``owner`` to ``lease`` seconds from now.
+
+        Args:
+            owner: The run.
+            lease: Seconds.
+            now: The time (default: now).
+        """
+        now = time.time() if now is None else now
+        self._conn.execute("UPDATE claims SET expires = ? WHERE owner = ?", (now + lease, owner))
+
+    def release(self, owner: str, key: str | None = None) -> None:
+        """Drop ``owner``'s claim of ``key`` (after its verdict is written, or its call failed), or all its claims.
+
+        Args:
+            owner: The run.
+            key: One key (default: every claim of the run).
+        """
+        if key is None:
+            self._conn.execute("DELETE FROM claims WHERE owner = ?", (owner,))
+        else:
+            self._conn.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, owner))
 
     def check_writable(self) -> None:
         """Write and delete a probe row, in one committed transaction.

@@ -17,7 +17,7 @@ timeout, a full disk, a read-only or NFS file system) costs only the cache:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .cache import VerdictCache
@@ -77,6 +77,61 @@ class CacheWriter:
             self._cache.put(key, verdict)
         except _FAULTS as exc:
             self.not_persisted += 1
+            self._fail("cannot be written", exc)
+
+    def claim(self, keys: Iterable[str], owner: str, lease: float,
+              reusable: Callable[[dict[str, Any]], bool]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+        """:meth:`VerdictCache.claim <uta_tasks.judge.cache.VerdictCache.claim>`; without a usable
+        cache every key is the caller's (nothing to share with another run).
+
+        Args:
+            keys: Cache keys.
+            owner: The claiming run.
+            lease: Seconds.
+            reusable: Whether a stored verdict answers its key.
+        """
+        if self._cache is None or self._broken:
+            return set(keys), {}
+        try:
+            return self._cache.claim(keys, owner, lease, reusable)
+        except _FAULTS as exc:
+            self._fail("cannot be written", exc)
+            return set(keys), {}
+
+    def claim_owners(self) -> list[str]:
+        """The runs holding a live claim (none when the cache is unusable)."""
+        if self._cache is None or self._broken:
+            return []
+        try:
+            return self._cache.claim_owners()
+        except _FAULTS as exc:
+            self._fail("cannot be read", exc)
+            return []
+
+    def renew(self, owner: str, lease: float) -> None:
+        """Extend the run's claims (a fault only costs the cache).
+
+        Args:
+            owner: The run.
+            lease: Seconds.
+        """
+        self._quietly(lambda cache: cache.renew(owner, lease))
+
+    def release(self, owner: str, key: str | None = None) -> None:
+        """Drop the run's claim of ``key``, or all of them (a fault only costs the cache).
+
+        Args:
+            owner: The run.
+            key: One key (default: all).
+        """
+        self._quietly(lambda cache: cache.release(owner, key))
+
+    def _quietly(self, action: Callable[[VerdictCache], None]) -> None:
+        if self._cache is None or self._broken:
+            return
+        try:
+            action(self._cache)
+        except _FAULTS as exc:
             self._fail("cannot be written", exc)
 
     def close(self) -> None:

@@ -18,11 +18,13 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from uta_tasks.schema import reasons
 
 from . import prelabel
 from .cache import cache_key
+from .claims import ItemClaims
 from .client import CallOutcome, JudgeClient
 from .concurrency import LimiterStats
 from .persist import CacheWriter
@@ -100,17 +102,16 @@ async def _ajudge(items: list[JudgeItem], settings: JudgeSettings) -> JudgeRun:
     cache = CacheWriter(settings.cache)
     try:
         for key, stored in cache.get_many(prompts).items():
-            verdict = Verdict.from_dict({**stored, "cached": True})
-            if verdict.judged or verdict.reason_code in reasons.CACHEABLE_UNJUDGED:
-                results[key] = verdict  # other failures were cached by older versions: ask again
+            if _reusable(stored):  # other failures were cached by older versions: ask again
+                results[key] = Verdict.from_dict({**stored, "cached": True})
                 usage[key].cache_hit = True
-        run.cache_hits = len(results)
         pending = [key for key in prompts if key not in results]
         if pending:
             stats = await _judge_pending(pending, prompts, settings, template, cache, results, usage)
             run.window_peak = int(stats.peak)
     finally:
         cache.close()
+    run.cache_hits = sum(entry.cache_hit for entry in usage.values())
     run.not_persisted = cache.not_persisted
     run.calls = sum(entry.calls for entry in usage.values())
     run.rate_limited = sum(entry.rate_limited for entry in usage.values())
@@ -128,10 +129,29 @@ async def _judge_pending(
     results: dict[str, Verdict],
     usage: dict[str, ItemUsage],
 ) -> LimiterStats:
+    claims = ItemClaims(cache, _reusable)  # one bill per item across runs sharing the cache
+    mine, found = claims.take(pending)
+
+    def from_cache(key: str, stored: dict[str, Any]) -> None:
+        results[key] = Verdict.from_dict({**stored, "cached": True})
+        usage[key].cache_hit = True
+
+    for key, stored in found.items():
+        from_cache(key, stored)
+    waiting = [key for key in pending if key not in mine and key not in found]
+    if waiting:
+        log.info("judge: %d item(s) are being judged by another run sharing judge_cache=%r: waiting for their "
+                 "verdicts (a claim of a stopped run expires after %.0f s)", len(waiting), settings.cache, claims.lease)
     client = JudgeClient(settings)
     secret = settings.api_key()
 
     async def one(key: str) -> None:
+        try:
+            await judge_one(key)
+        finally:
+            claims.done(key)
+
+    async def judge_one(key: str) -> None:
         try:
             outcome = await client.judge(prompts[key], key)
         except Exception as exc:  # noqa: BLE001 - one item's failure must never cancel the others
@@ -149,9 +169,12 @@ async def _judge_pending(
             # outages, truncation and unreadable bodies are retried by the next run.
             cache.put(key, verdict.to_dict())
 
+    keeper = asyncio.create_task(claims.keep_alive())
     try:
-        await asyncio.gather(*(one(key) for key in pending))
+        await asyncio.gather(*(one(key) for key in pending if key in mine), claims.wait_for(waiting, from_cache, one))
     finally:
+        keeper.cancel()
+        claims.close()
         await client.close()
     if client.params.adjustments:
         log.warning("judge run adjusted request parameters: %s", client.params.adjustments)
@@ -159,6 +182,12 @@ async def _judge_pending(
     log.info("judge window: start %d, peak %d, cap %d; %d overload answer(s), %d cut(s)",
              settings.concurrency, int(stats.peak), int(client.limit.cap), stats.overloads, stats.decreases)
     return stats
+
+
+def _reusable(stored: dict[str, Any]) -> bool:
+    """A cached verdict answers its item: judged, or an unjudged reply that was paid for."""
+    verdict = Verdict.from_dict({**stored, "cached": True})
+    return verdict.judged or verdict.reason_code in reasons.CACHEABLE_UNJUDGED
 
 
 def _verdict(

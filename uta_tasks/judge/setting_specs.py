@@ -142,8 +142,9 @@ SPECS: tuple[SettingSpec, ...] = (
                 "no judge, no follow-up metrics", choices=("openai", "none")),
     SettingSpec("judge_model", "model", "text", "gpt-5.4-mini", "judge model name sent to the endpoint"),
     SettingSpec("judge_base_url", "base_url", "url", OPENAI_API_URL,
-                "any OpenAI-compatible endpoint (`vllm serve`, llama-server, a proxy); a URL carrying "
-                "credentials (`user:pass@`, `?key=`, `?token=`, ...) is refused",
+                "any OpenAI-compatible endpoint (`vllm serve`, llama-server, a proxy); a URL with a user "
+                "(`user:pass@`) or a query parameter other than `api-version`, `version`, `revision` "
+                "(`?key=`, `?jwt=`, ...) is refused",
                 env_note="then `OPENAI_BASE_URL`"),
     SettingSpec("judge_api_key_env", "api_key_env", "env_name", "OPENAI_API_KEY",
                 "*name* of the variable holding the key. `OPENAI_API_KEY` is sent only to the OpenAI API, "

@@ -2,31 +2,27 @@
 where an API key may go.
 
 A URL is refused when it carries userinfo (``http://user:pass@host``, or a token as
-the user name) or a query parameter whose name looks like a secret (``key``,
-``api_key``, ``token``, ``access_token``, ``sig``, ``secret``, ``password``, ...): such
-URLs end up in lm-eval's results (``configs.metadata``), in every logged sample and in
-transport logs. The key belongs in an environment variable named by
-``judge_api_key_env``. Harmless parameters such as Azure's ``api-version`` are kept.
+the user name) or any query parameter but the harmless ones (Azure's ``api-version``,
+``version``, ``revision``: :data:`.secret_names.HARMLESS_QUERY_KEYS`), whatever its
+spelling (``key``, ``jwt``, ``pass``, ``X-Amz-Signature``...): such URLs end up in
+lm-eval's results (``configs.metadata``), in every logged sample and in transport logs, and
+redaction (:mod:`.redact`) masks exactly those values. The key belongs in an environment
+variable named by ``judge_api_key_env``.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
-import re
 from urllib.parse import parse_qsl, urlsplit
 
 from .errors import JudgeConfigError
+from .secret_names import HARMLESS_QUERY_KEYS, is_harmless_query_key
 
 log = logging.getLogger(__name__)
 
 OPENAI_API_HOST = "api.openai.com"
 OPENAI_API_URL = f"https://{OPENAI_API_HOST}/v1"  # the default judge_base_url
-_SECRET_PARAM = re.compile(
-    r"^(key|apikey|api[-_]?key|x[-_]api[-_]key|.*[-_]key|.*token|.*secret|password|passwd|pwd|auth"
-    r"|authorization|sig|signature|credential|credentials|code)$",
-    re.IGNORECASE,
-)
 _KEY_ADVICE = (
     "remove it from the URL and put the key in an environment variable named by judge_api_key_env "
     "(e.g. export MY_JUDGE_KEY=...; --metadata '{\"judge_api_key_env\": \"MY_JUDGE_KEY\"}')"
@@ -56,10 +52,11 @@ def check_url(source: str, value: str) -> str:
         raise JudgeConfigError(
             f"{source}={mask_url(url)!r} carries credentials (user:password@): {_KEY_ADVICE}"
         )
-    secret_params = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if _SECRET_PARAM.match(name)]
-    if secret_params:
+    params = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if not is_harmless_query_key(name)]
+    if params or "=" in parts.fragment:
         raise JudgeConfigError(
-            f"{source}={mask_url(url)!r} carries a secret-looking query parameter {secret_params}: {_KEY_ADVICE}"
+            f"{source}={mask_url(url)!r} carries the query parameter(s) {params or [parts.fragment.split('=')[0]]}, "
+            f"which may hold a credential (only {', '.join(sorted(HARMLESS_QUERY_KEYS))} are allowed): {_KEY_ADVICE}"
         )
     return url
 

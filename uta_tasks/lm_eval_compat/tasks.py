@@ -323,9 +323,28 @@ def add_include_path(path: Path) -> None:
     wrap_once(task_manager_class(), "__init__", path, wrap)
 
 
-def cli_main() -> None:
-    """lm-eval's command line entry point (``lm_eval.__main__.cli_evaluate``)."""
-    importlib.import_module("lm_eval.__main__").cli_evaluate()
+def cli_main(clean_results: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+    """lm-eval's command line entry point (``lm_eval.__main__.cli_evaluate``).
+
+    Args:
+        clean_results: applied to the aggregated results just before lm-eval's
+            ``EvaluationTracker`` writes them (``uta-eval`` masks credentials with it); the
+            tracker is as it was once the command returns.
+    """
+    if clean_results is None:
+        importlib.import_module("lm_eval.__main__").cli_evaluate()
+        return
+    tracker = importlib.import_module("lm_eval.loggers").EvaluationTracker
+    original = tracker.save_results_aggregated
+
+    def save(self: Any, results: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        return original(self, clean_results(results), *args, **kwargs)
+
+    tracker.save_results_aggregated = save
+    try:
+        importlib.import_module("lm_eval.__main__").cli_evaluate()
+    finally:
+        tracker.save_results_aggregated = original
 
 
 

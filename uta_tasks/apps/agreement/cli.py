@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.judge import LABELS
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.label_sources import LabelSource, load_sources
 from uta_tasks.stats.alpha import Alpha, krippendorff_alpha
@@ -127,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Args:
         argv: Arguments (default: ``sys.argv[1:]``).
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.replicates < 0:

@@ -27,11 +27,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs.atomic import write_text
 
 from . import access
 from .db import AnnotationDB, AnnotationError
 from .packet import ALLOCATIONS, ANNOTATED_KINDS, draw_hard_packet, draw_packet
+from .protocol import DEFAULT_READ_TIMEOUT_S
 from .server import DEFAULT_HOST, DEFAULT_PORT, AnnotationServer
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="on 127.0.0.1 without invites, serve without the per-server token of the printed link "
                        "(any program on this machine may then read and answer under any name; pages of other "
                        "sites are still refused)")
+    serve.add_argument("--read-timeout", type=float, default=DEFAULT_READ_TIMEOUT_S, metavar="SECONDS",
+                       help="a request must arrive whole (head and body) within this time, else its connection is "
+                       "closed (default %(default)s)")
     invite = commands.add_parser("invite", help="issue an annotator's personal link (replaces an earlier one)")
     invite.add_argument("name", help="the annotator's name (1-64 letters, digits, space, '_', '.', '-')")
     invite.add_argument("--db", type=Path, required=True, help="annotation database")
@@ -161,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Args:
         argv: Arguments (default: ``sys.argv[1:]``).
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
@@ -177,7 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         kinds = [kind.strip() for kind in args.kinds.split(",") if kind.strip()]
         size = prepare_packet(args.db, args.paths, args.n, args.seed, args.allocation, kinds, args.hard_against)
         server = AnnotationServer(args.db, host=args.host, port=args.port, require_invites=args.require_invites,
-                                  public_urls=args.public_url, open_token=not args.no_token)
+                                  public_urls=args.public_url, open_token=not args.no_token,
+                                  read_timeout=args.read_timeout)
     except (AnnotationError, FileNotFoundError, ValueError, OSError) as exc:
         print(f"uta-annotate: {exc}", file=sys.stderr)
         return 2

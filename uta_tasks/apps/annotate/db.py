@@ -85,10 +85,13 @@ class Shown:
 
 
 def check_annotator(name: str) -> str:
-    """Validate an annotator name (1-64 letters, digits, space, ``_ . -``).
+    """Validate an annotator name (1-64 letters, digits, space, ``_ . -``) and return its one
+    normal form, the form every route and query uses: surrounding spaces removed, case kept
+    (the name seeds the annotator's item order and keys the answers already saved, so
+    ``Carol`` and ``carol`` stay two annotators).
 
     Args:
-        name: The name.
+        name: The name as given (``"carol "``, ``carol%20`` decoded).
     """
     cleaned = name.strip()
     if not _NAME.match(cleaned):
@@ -161,14 +164,15 @@ class AnnotationDB(SqliteStore):
             annotator: The annotator's name.
             position: 0-based.
         """
-        order = self.order(annotator)
+        name = check_annotator(annotator)
+        order = self.order(name)
         if not 0 <= position < len(order):
             raise AnnotationError(f"position {position} is outside the packet (0-{len(order) - 1})")
         item_id = order[position]
         context, user_turn = self._conn.execute(
             "SELECT context, user_turn FROM packet_items WHERE item_id = ?", (item_id,)
         ).fetchone()
-        label, genuine = self._answer(annotator, item_id)
+        label, genuine = self._answer(name, item_id)
         turns = tuple((str(role), str(content)) for role, content in json.loads(context))
         if self.meta().get("text_codec") == TEXT_CODEC:
             user_turn = json.loads(user_turn)

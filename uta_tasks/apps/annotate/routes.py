@@ -86,7 +86,8 @@ class Policy:
                 and hmac.compare_digest(sent.strip().encode("utf-8", "replace"), self.token.encode()))
 
     def annotator(self, db: AnnotationDB, authorization: str | None, claimed: str) -> str:
-        """The name a request acts under: the secret's when it has one, else the name it gives.
+        """The name a request acts under, in its normal form (:func:`.db.check_annotator`): the
+        secret's when it has one, else the name it gives.
 
         Args:
             db: the open database.
@@ -100,7 +101,7 @@ class Policy:
         if self.token_matches(authorization):
             if not claimed.strip():
                 raise NameNeeded("give your name")
-            return claimed
+            return check_annotator(claimed)
         found = access.check(db, authorization, self.require_invites or self.token is not None)
         if found.decision != "bound" and self.token is not None:
             raise AccessDenied(401, "open the link 'uta-annotate serve' printed: it carries this server's key")
@@ -110,7 +111,7 @@ class Policy:
         if found.decision == "invalid":
             raise AccessDenied(401, "this link is not (or no longer) valid: ask for a new one (uta-annotate invite)")
         if found.annotator is None:
-            return claimed
+            return check_annotator(claimed)
         if claimed.strip() and check_annotator(claimed) != found.annotator:
             raise AccessDenied(403, f"this link belongs to {found.annotator}, not to {claimed.strip()}")
         return found.annotator
@@ -183,7 +184,7 @@ def build_app(policy: Policy) -> Starlette:
                 answered, first = db.progress(name)
                 total = db.size()
                 position = first if first is not None else total - 1
-                return {"annotator": name.strip(), "total": total, "answered": answered, "position": position}
+                return {"annotator": name, "total": total, "answered": answered, "position": position}
 
         return await _api(work)
 

@@ -17,33 +17,32 @@ checks of :mod:`.guard`. The page and its static files hold no item and are serv
 anyone whose request passes :mod:`.guard` (Host, Origin, body framing).
 
 HTTP is parsed by h11 (uvicorn's pure-Python protocol, chosen explicitly so that every
-install behaves alike). A request h11 cannot parse (a malformed request line or header, a
-``Content-Length`` that is not one byte count of at most 20 digits, no ``Host``) gets 400
-with the security headers and a JSON error, and its connection is closed. uvicorn reads
-no proxy headers (a forwarded address is never trusted) and logs no access lines; a
-client that disconnects early is uvicorn's to handle, without a traceback.
+install behaves alike), through :mod:`.protocol`: a request h11 cannot parse (a malformed
+request line, header or chunk, a ``Content-Length`` that is not one byte count of at most 20
+digits, no ``Host``) gets 400 with the security headers and a JSON error, one log line and no
+traceback, and its connection is closed; a request that does not arrive whole within
+``read_timeout`` seconds is cut off. uvicorn reads no proxy headers (a forwarded address is
+never trusted) and logs no access lines; a client that disconnects early is uvicorn's to
+handle, without a traceback.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import secrets
 import socket
-import sys
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import h11
 import uvicorn
 from starlette.datastructures import Headers
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import access, guard
 from .db import AnnotationDB, AnnotationError
+from .protocol import DEFAULT_READ_TIMEOUT_S, with_read_timeout
 from .routes import Policy, build_app
 
 log = logging.getLogger(__name__)
@@ -53,21 +52,6 @@ DEFAULT_PORT = 8765
 _KEEP_ALIVE_S = 60
 _STARTED_POLL_S = 0.01
 ResponseHook = guard.ResponseHook
-
-
-class _Protocol(H11Protocol):
-    """uvicorn's h11 protocol, whose answer to a request h11 refuses carries our headers and a JSON error."""
-
-    def send_400_response(self, msg: str) -> None:
-        refused = sys.exc_info()[1]  # called while uvicorn handles h11's RemoteProtocolError
-        detail = f"a malformed HTTP request ({refused})" if refused is not None else msg
-        body = json.dumps({"error": detail}, ensure_ascii=True).encode("ascii")
-        headers = [("Content-Type", "application/json; charset=utf-8"), ("Content-Length", str(len(body))),
-                   ("Connection", "close"), *guard.SECURITY_HEADERS.items()]
-        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
-                      h11.Data(data=body), h11.EndOfMessage()):
-            self.transport.write(self.conn.send(event) or b"")
-        self.transport.close()
 
 
 class AnnotationServer:
@@ -86,6 +70,8 @@ class AnnotationServer:
             are required.
         open_token: On loopback without invites, demand the per-server token of
             :attr:`link` (default); False serves any local request (``--no-token``).
+        read_timeout: Seconds a request may take to arrive whole, head and body
+            (``--read-timeout``); a client that is slower is disconnected (:mod:`.protocol`).
     """
 
     def __init__(
@@ -97,6 +83,7 @@ class AnnotationServer:
         require_invites: bool = False,
         public_urls: Sequence[str] = (),
         open_token: bool = True,
+        read_timeout: float = DEFAULT_READ_TIMEOUT_S,
     ) -> None:
         self.db_path = Path(db_path)
         self.require_invites = require_invites or not access.is_loopback(host) or bool(public_urls)
@@ -120,7 +107,7 @@ class AnnotationServer:
         policy = Policy(self.db_path, self.require_invites, self.token)
         app = guard.Guard(build_app(policy), self.served, self.note_forwarding, on_response)
         self._uvicorn = uvicorn.Server(uvicorn.Config(
-            app, interface="asgi3", http=_Protocol, loop="asyncio", lifespan="off", log_config=None, log_level="warning",
+            app, interface="asgi3", http=with_read_timeout(read_timeout), loop="asyncio", lifespan="off", log_config=None, log_level="warning",
             access_log=False, proxy_headers=False, server_header=False, timeout_keep_alive=_KEEP_ALIVE_S,
         ))
         self._warned_forwarding = False

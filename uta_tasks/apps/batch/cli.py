@@ -23,6 +23,7 @@ from pathlib import Path
 
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.errors import JudgeConfigError
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.runs.atomic import write_text
 from uta_tasks.schema.probe import VERDICT_SLOTS
@@ -64,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status.
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     from uta_tasks.runs.sample_items import sample_items

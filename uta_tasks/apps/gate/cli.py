@@ -27,6 +27,7 @@ from uta_tasks.apps.gate.render_junit import render_junit, render_junit_error
 from uta_tasks.apps.gate.render_markdown import render_markdown
 from uta_tasks.apps.gate.render_text import render_text
 from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.paper.families import parse_families
 from uta_tasks.runs import dumps_strict
 from uta_tasks.runs.atomic import write_text
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     Args:
         argv: arguments (default: ``sys.argv[1:]``).
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     p = parser()
     try:
         args = p.parse_args(argv)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.apps.judge_options import add_judge_setting
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.lm_eval_compat.logs import UTA_RENDERS_ITSELF
 from uta_tasks.runs import RunFiles, load_run
 from uta_tasks.servers.processes import elapsed, run_child
@@ -71,6 +72,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the quickstart; returns the process exit code."""
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[quickstart] %(message)s", stream=sys.stderr)
     # SIGINT too: a shell without job control starts background commands with SIGINT

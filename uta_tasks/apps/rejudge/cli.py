@@ -10,12 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
+from uta_tasks.judge.redact import install_log_redaction
 
 log = logging.getLogger("uta_tasks.apps.rejudge")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``uta-rejudge``; returns the exit code."""
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     parser = argparse.ArgumentParser(
         prog="uta-rejudge",
         description="Judge the user turns of saved lm-eval samples again (no model needed) and recompute the metrics.",

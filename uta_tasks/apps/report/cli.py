@@ -11,6 +11,7 @@ import sys
 
 from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
 from uta_tasks.apps.report.api import build_report
+from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.paper.families import parse_families
 from uta_tasks.runs import EstimateSettings
 
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     Args:
         argv: arguments (default: ``sys.argv[1:]``).
     """
+    install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = parser().parse_args(argv)
     try:
         files = build_report(args.folders, args.out, title=args.title, max_samples=args.max_samples,
