@@ -9,8 +9,8 @@ import sys
 from uta_tasks.apps.judge_options import add_calibration_option
 from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs import Run, find_runs, load_run
-from uta_tasks.runs.provenance import answers_source
 from uta_tasks.runs.estimates import EstimateSettings
+from uta_tasks.runs.provenance import answers_source
 from uta_tasks.runs.summary import write_summary
 
 
