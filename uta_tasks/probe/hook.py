@@ -18,9 +18,7 @@ Other tasks of the same run (lm-eval's own ``ifeval``, say) never reach this cod
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +29,7 @@ from uta_tasks.probe.generation import split_gen_kwargs
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec
 
 if TYPE_CHECKING:
-    from uta_tasks.judge import JudgeSettings
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +91,7 @@ def resolve(lm: Any, instances: list) -> list[Request]:
     defaults = compat.sampling_defaults(lm)
     # local-completions: keep special tokens, as lm-eval's in-process vLLM does.
     server_defaults = scale_out.server_decoding_defaults(lm)
-    judge = judge_decoder()
+    judge = judging.judge_decoder()
     requests = [resolve_one(ProbeSpec.from_dict(instance.args[2], judge), {**server_defaults, **instance.args[1]},
                             tokenizer, template_args, defaults) for instance in instances]
     _check_user_samples(requests)
@@ -129,22 +127,6 @@ def resolve_one(spec: ProbeSpec, gen_kwargs: dict, tokenizer: Any, template_args
         except saved.SavedAnswerError as exc:
             raise ProbeError(str(exc)) from None
     return request
-
-
-def judge_decoder() -> Callable[[Mapping[str, Any]], JudgeSettings]:
-    """Rebuilds the judge settings the specs log (each task parsed them once; no environment
-    is read again), one object per distinct setting of the run."""
-    from uta_tasks.judge import JudgeSettings
-
-    seen: dict[str, JudgeSettings] = {}
-
-    def decode(raw: Mapping[str, Any]) -> JudgeSettings:
-        key = json.dumps(raw, sort_keys=True, default=str)
-        if key not in seen:
-            seen[key] = JudgeSettings.from_dict(raw)
-        return seen[key]
-
-    return decode
 
 
 def _check_user_samples(requests: list[Request]) -> None:

@@ -15,10 +15,12 @@ or ``--predict_only``) is not judged: its verdicts stay None.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from uta_tasks.probe import reasoning
 from uta_tasks.schema.probe import VERDICT, VERDICT_REF, VERDICT_REFERENCE, ProbeRecord, ProbeSpec
@@ -188,3 +190,19 @@ def judge_records(records: list[ProbeRecord], specs: list[ProbeSpec | None]) -> 
         # Every verdict is in the cache by now; a run that judged too little fails here.
         enforce_unjudged_share(run, settings)
     return out
+
+
+def judge_decoder() -> Callable[[Mapping[str, Any]], JudgeSettings]:
+    """Rebuilds the judge settings the specs log (each task parsed them once; no environment
+    is read again), one object per distinct setting of the run."""
+    from uta_tasks.judge import JudgeSettings
+
+    seen: dict[str, JudgeSettings] = {}
+
+    def decode(raw: Mapping[str, Any]) -> JudgeSettings:
+        key = json.dumps(raw, sort_keys=True, default=str)
+        if key not in seen:
+            seen[key] = JudgeSettings.from_dict(raw)
+        return seen[key]
+
+    return decode

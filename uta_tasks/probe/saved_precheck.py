@@ -15,7 +15,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from uta_tasks.probe import hook
+from uta_tasks.probe import hook, judging
 from uta_tasks.schema.probe import ProbeSpec
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def check(arguments: Sequence[tuple], tokenizer: Any, template_args: dict[str, A
     Raises:
         hook.ProbeError: the message names the task, the document and the fix.
     """
-    decode = hook.judge_decoder()
+    decode = judging.judge_decoder()
     for args in arguments:
         spec = ProbeSpec.from_dict(args[2], decode)
         if spec.saved is not None:
