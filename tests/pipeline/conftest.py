@@ -33,3 +33,24 @@ def judge_server() -> Iterator[Any]:
 
     with FaultServer() as server:
         yield server
+
+
+@pytest.fixture()
+def greedy(tokenizer: Any) -> Any:
+    """The scripted reasoning model of the ``answers_from`` tests, greedy as lm-eval's backends are."""
+    from saved_lm_eval_runs import GreedyLM, greedy_script
+
+    return GreedyLM(tokenizer, greedy_script)
+
+
+@pytest.fixture()
+def folders(tmp_path: Path) -> dict[str, Path]:
+    """``answers_from`` tests: lm-eval's own gsm8k on the fixture (``plain``), ``uta:gsm8k``'s task
+    folder (``wrap``) and where the saved run goes (``out``)."""
+    from saved_lm_eval_runs import plain_gsm8k_folder
+
+    from uta_tasks.wrap.check import plan
+    from uta_tasks.wrap.yamls import write
+
+    write(tmp_path / "wrap", plan(["gsm8k"]), {})
+    return {"plain": plain_gsm8k_folder(tmp_path / "plain"), "wrap": tmp_path / "wrap", "out": tmp_path / "out"}

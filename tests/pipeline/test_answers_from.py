@@ -21,29 +21,14 @@ from saved_lm_eval_runs import (
     GreedyLM,
     ModelCreated,
     greedy_script,
-    plain_gsm8k_folder,
     save,
     thinking_answer,
     uta_eval_until_the_model,
 )
 
-from uta_tasks.wrap.check import plan
-from uta_tasks.wrap.yamls import write
-
 TASK = "uta_wrap_gsm8k"
 LIMIT = 3
 GEN = {"max_gen_toks": 200}
-
-
-@pytest.fixture()
-def greedy(tokenizer):
-    return GreedyLM(tokenizer, greedy_script)
-
-
-@pytest.fixture()
-def folders(tmp_path):
-    write(tmp_path / "wrap", plan(["gsm8k"]), {})
-    return {"plain": plain_gsm8k_folder(tmp_path / "plain"), "wrap": tmp_path / "wrap", "out": tmp_path / "out"}
 
 
 def _plain_run(lm, folders, **kwargs) -> dict:

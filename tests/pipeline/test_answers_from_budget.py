@@ -7,13 +7,10 @@ The scripted model behaves as lm-eval's ``hf`` model does: it refuses (an ``Asse
 
 from __future__ import annotations
 
-import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
-from saved_lm_eval_runs import GSM8K, GreedyLM, greedy_script, plain_gsm8k_folder, save, saved_prompt
+from saved_lm_eval_runs import GSM8K, GreedyLM, greedy_script, save, saved_prompt
 
 from uta_tasks.probe.budget import count_tokens
-from uta_tasks.wrap.check import plan
-from uta_tasks.wrap.yamls import write
 
 TASK = "uta_wrap_gsm8k"
 
@@ -27,12 +24,6 @@ class BoundedLM(GreedyLM):
             asked = len(self.tokenizer(prompt)["input_ids"]) + int(kwargs.get("max_gen_toks", 256))
             assert asked <= self.max_length, f"{asked} tokens asked of a model of {self.max_length}"
         return super().generate_until(requests)
-
-
-@pytest.fixture()
-def folders(tmp_path):
-    write(tmp_path / "wrap", plan(["gsm8k"]), {})
-    return {"plain": plain_gsm8k_folder(tmp_path / "plain"), "wrap": tmp_path / "wrap", "out": tmp_path / "out"}
 
 
 def _saved(tokenizer, folders) -> dict:

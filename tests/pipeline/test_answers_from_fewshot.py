@@ -17,8 +17,6 @@ from saved_lm_eval_runs import (
     END,
     GSM8K,
     USER,
-    GreedyLM,
-    greedy_script,
     plain_gsm8k_folder,
     save,
     saved_prompt,
@@ -31,11 +29,6 @@ from uta_tasks.wrap.yamls import write
 TASK = "uta_wrap_gsm8k"
 LIMIT = 3
 GEN = {"max_gen_toks": 200}
-
-
-@pytest.fixture()
-def greedy(tokenizer):
-    return GreedyLM(tokenizer, greedy_script)
 
 
 def _saved_and_probed(lm, tmp_path, **plain_kwargs) -> tuple[dict[int, dict], dict]:

@@ -13,31 +13,14 @@ import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
 from saved_lm_eval_runs import (
     GSM8K,
-    GreedyLM,
     ModelCreated,
-    greedy_script,
-    plain_gsm8k_folder,
     save,
     uta_eval_until_the_model,
 )
 
-from uta_tasks.wrap.check import plan
-from uta_tasks.wrap.yamls import write
-
 TASK = "uta_wrap_gsm8k"
 LIMIT = 3
 GEN = {"max_gen_toks": 200}
-
-
-@pytest.fixture()
-def greedy(tokenizer):
-    return GreedyLM(tokenizer, greedy_script)
-
-
-@pytest.fixture()
-def folders(tmp_path):
-    write(tmp_path / "wrap", plan(["gsm8k"]), {})
-    return {"plain": plain_gsm8k_folder(tmp_path / "plain"), "wrap": tmp_path / "wrap", "out": tmp_path / "out"}
 
 
 def _plain(lm, folders, limit: int = LIMIT) -> dict:

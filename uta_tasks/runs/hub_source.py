@@ -33,7 +33,7 @@ from huggingface_hub.utils import filter_repo_objects
 
 log = logging.getLogger(__name__)
 
-_SCHEMES = (constants.HF_PROTOCOL, "https://", "http://")
+_SCHEMES = ("hf://", "https://", "http://")  # huggingface_hub's own scheme, and the repo's web address
 # lm-eval's date id, e.g. ``2024-06-26T16-56-05.698347``: the names of two tasks one of which
 # starts with the other (``gsm8k``, ``gsm8k_cot``) differ before it.
 _DATE = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*"
