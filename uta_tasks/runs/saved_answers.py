@@ -52,7 +52,8 @@ class SavedTask:
         task: the saved run's task name the answers come from.
         samples: its samples file.
         answers: doc_id -> the saved answer.
-        docs: doc_id -> the saved document (to check it is the same document).
+        docs: doc_id -> the saved document (to check it is the same document); for another
+            harness's log, the text it sent for the document (which must hold the document's text).
         source: ``{path, model, lm_eval_version, config_digest, samples}``; ``config_digest`` is
             a digest of the saved run's configuration and of every prompt, response and
             generation setting read.
@@ -76,6 +77,8 @@ class SavedTask:
             doc_id: the document's index.
             doc: the document the probe evaluates.
         """
+        if self.kind != SAVED_LM_EVAL and saved_harness.texts(doc):
+            return self._by_text(task, doc_id, doc)
         if doc_id not in self.answers:
             have = sorted(self.answers)
             raise SavedRunError(
@@ -84,25 +87,31 @@ class SavedTask:
                 "--limit and data files, or save a run of every document"
             )
         saved = self.docs.get(doc_id)
-        if saved is not None and _plain(saved) != _plain(dict(doc)):
+        if self.kind == SAVED_LM_EVAL and saved is not None and _plain(saved) != _plain(dict(doc)):
             raise SavedRunError(
                 f"{task}: document {doc_id} of the saved run {self.samples} is another document than the probe's "
                 "(another data set, split or data files); point the probe at the same data (<task>_data_files)"
             )
-        answer = self.answers[doc_id]
-        sent = answer.prompt or "\n".join(str(m.get("content")) for m in answer.messages or [])
-        if self.kind != SAVED_LM_EVAL and not saved_harness.holds_text(doc, sent):
-            raise SavedRunError(
-                f"{task}: document {doc_id}: the prompt the {self.kind} log {self.samples} sent for it does not hold "
-                f"the probe's document ({_shown(doc)}): the log is of other documents, or in another order; point "
-                "the probe at the data the log was made on (<task>_data_files), in the same order"
-            )
-        return answer
+        return self.answers[doc_id]
 
-
-def _shown(doc: Mapping[str, Any]) -> str:
-    texts = sorted((v for v in doc.values() if isinstance(v, str)), key=len)
-    return repr(texts[0][:60]) if texts else "no text"
+    def _by_text(self, task: str, doc_id: int, doc: Mapping[str, Any]) -> SavedAnswer:
+        """Another harness's answer of a document: the sample of its number whose prompt holds the
+        document's text, else the one sample whose prompt does (a shuffled draw, lm-eval's
+        ``--samples``, which numbers the documents it picks 0, 1, ...)."""
+        if doc_id in self.answers and saved_harness.holds_text(doc, str(self.docs.get(doc_id) or "")):
+            return self.answers[doc_id]
+        held = [i for i in sorted(self.answers) if saved_harness.holds_text(doc, str(self.docs.get(i) or ""))]
+        if len(held) == 1:
+            return self.answers[held[0]]
+        shown = repr(saved_harness.texts(doc)[0][:60])
+        if held:
+            raise SavedRunError(f"{task}: document {doc_id} ({shown}) is in the prompts of {len(held)} samples of the "
+                                f"{self.kind} log {self.samples} (documents {held}); keep one run of each document")
+        raise SavedRunError(
+            f"{task}: document {doc_id} ({shown}) is in none of the prompts the {self.kind} log {self.samples} sent "
+            f"(it holds {len(self.answers)} documents): the log is of other documents; point the probe at the data "
+            "the log was made on (<task>_data_files) and at the documents it holds (--limit, --samples)"
+        )
 
 
 def _plain(value: Any) -> Any:
@@ -157,16 +166,17 @@ def _load_harness(found: saved_files.SavedFiles, shown: str, task: str,
         raise SavedRunError(f"{task}: {exc}") from None
     digest = hashlib.sha256(json.dumps(log.facts, sort_keys=True, default=str).encode())
     for line in log.lines:
-        digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.text, line.gen_kwargs], sort_keys=True,
-                                 default=str).encode())
+        digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.prompt_tokens, line.text,
+                                  line.gen_kwargs], sort_keys=True, default=str).encode())
     source = {"path": shown, "hub": None, "samples": found.samples.name, "task": found.task, "model": log.model,
               "lm_eval_version": None, "config_digest": digest.hexdigest()[:16], "reasoning_stripped": False,
               "harness": log.kind, "harness_log": log.facts}
     answers = {line.doc_id: SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, {}, source, False,
-                                        line.messages) for line in log.lines}
+                                        line.messages, line.prompt_tokens) for line in log.lines}
     if not answers:
         raise SavedRunError(f"{task}: {found.samples} holds no samples")
-    return SavedTask(found.task, found.samples, answers, {}, source, {}, log.kind)
+    sent = {line.doc_id: line.doc for line in log.lines}
+    return SavedTask(found.task, found.samples, answers, sent, source, {}, log.kind)
 
 
 def load(path: str | Path, names: Sequence[str], task: str, stated: Mapping[str, Any] | None = None) -> SavedTask:

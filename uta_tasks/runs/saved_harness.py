@@ -2,9 +2,10 @@
 details file), and what the user must state that it does not record.
 
 Each reader (:mod:`uta_tasks.runs.saved_inspect`, :mod:`uta_tasks.runs.saved_lighteval`) turns its
-log into :class:`~uta_tasks.runs.saved_lines.SavedLine` s with ``doc`` None (the harness keeps the
-document in its own form; :meth:`uta_tasks.runs.saved_answers.SavedTask.answer` checks instead that
-the probe's document is the one the prompt asked about). A generation setting the log does not
+log into :class:`~uta_tasks.runs.saved_lines.SavedLine` s whose ``doc`` is the text the harness
+sent for the document (the harness keeps the document in its own form, so
+:meth:`uta_tasks.runs.saved_answers.SavedTask.answer` checks that the probe's document's text is in
+it instead of comparing documents). A generation setting the log does not
 record (a temperature left to the provider's default, no token budget) is never guessed: the run is
 refused, naming ``answers_from_settings``, where the user states what the saved run used; a stated
 value the log contradicts is refused too.
@@ -100,15 +101,19 @@ def refuse_unnamed_model(where: str, path: Any) -> HarnessLogError:
                            f"pretrained= names it) with {_example('model', '<org>/<model>')}")
 
 
+def texts(doc: Mapping[str, Any]) -> list[str]:
+    """The document's text fields of three words or more, whitespace collapsed: what a prompt
+    sent for it holds."""
+    flat = [" ".join(v.split()) for v in doc.values() if isinstance(v, str)]
+    return [t for t in flat if len(t.split()) >= 3]
+
+
 def holds_text(doc: Mapping[str, Any], sent: str) -> bool:
-    """True when the prompt sent holds the document's text: one of its string fields of a few
-    words appears in it (whitespace aside), or the document has no such field to look for.
+    """True when the prompt sent holds one of the document's :func:`texts` (whitespace aside).
 
     Args:
         doc: the probe's document.
         sent: the prompt as sent, or the messages' text joined.
     """
     flat = " ".join(sent.split())
-    texts = [" ".join(v.split()) for v in doc.values() if isinstance(v, str)]
-    texts = [t for t in texts if len(t.split()) >= 3]
-    return not texts or any(t in flat for t in texts)
+    return any(t in flat for t in texts(doc))

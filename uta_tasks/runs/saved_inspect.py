@@ -6,7 +6,8 @@ Read through inspect_ai's own reader (``read_eval_log_samples``, the optional ex
 - **the document**: inspect numbers the samples of a dataset without ids 1, 2, ... in dataset
   order, so sample ``k`` is document ``k - 1`` of the probe's data. A sample id that is not such a
   number (a string, an id field of the dataset) or a shuffled dataset cannot be mapped and is
-  refused; the probe also checks that the document's text is in the messages sent;
+  refused; the probe takes that sample when the document's text is in its messages, else the one
+  sample whose messages hold it (:meth:`uta_tasks.runs.saved_answers.SavedTask.answer`);
 - **pass 1**: the messages of the sample's one model call (after its solvers: system message,
   prompt template), which the probe renders with the model's chat template; a sample that called
   the model more than once (an agent, a multi-turn solver) is refused;
@@ -109,7 +110,8 @@ def _line(where: str, sample: Any, stated: Mapping[str, Any] | None) -> tuple[Sa
               "until": list(config.stop_seqs or [])}
     text, joined = _answer(where, call.output)
     messages = [_message(where, m) for m in call.input]
-    line = SavedLine(_doc_id(where, sample.id), None, "", text, saved_harness.gen_kwargs(where, logged, stated),
+    sent = "\n".join(m["content"] for m in messages)
+    line = SavedLine(_doc_id(where, sample.id), sent, "", text, saved_harness.gen_kwargs(where, logged, stated),
                      {}, False, messages)
     return line, joined
 

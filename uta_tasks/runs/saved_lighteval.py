@@ -7,9 +7,13 @@ extra is needed. Per row:
 
 - **the document**: ``doc.id``, lighteval's index of the document in its evaluation split, is the
   probe's ``doc_id`` (lighteval draws ``--max-samples`` documents at random, seed 42: probe those
-  with lm-eval's ``--samples``); the probe also checks that the document's text is in the prompt;
-- **pass 1**: ``model_response.input``, the prompt as sent (a rendered string for the transformers
-  and vLLM backends; the chat messages for the endpoint backends, rendered by the probe);
+  with lm-eval's ``--samples``, which numbers them 0, 1, ...: the probe then finds each document's
+  sample by its text, :meth:`uta_tasks.runs.saved_answers.SavedTask.answer`);
+- **pass 1**: the prompt as sent: ``model_response.input`` where the backend logs it (a rendered
+  string, or the chat messages of the endpoint backends, which the probe renders with the model's
+  chat template); lighteval 0.13's transformers backend logs ``input`` empty and the token ids
+  sent in ``input_tokens``, which the probe decodes with the model's tokenizer (special tokens
+  kept); the document's text is looked for in the prompt, else in lighteval's ``doc.query``;
 - **the answer**: ``model_response.text[0]``, the raw generation (lighteval's reasoning-tag removal
   writes ``text_post_processed`` and leaves ``text`` whole);
 - **generation settings**: the results file of the same run (``results/<model>/results_<date>.json``)
@@ -82,13 +86,19 @@ def _rows(path: Path) -> list[dict[str, Any]]:
                               "--save-details writes") from None
 
 
-def _prompt(where: str, sent: Any) -> tuple[str, list[dict[str, Any]] | None]:
+def _prompt(where: str, response: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]] | None, list[int] | None]:
+    """The prompt sent: its text, or its messages, or (lighteval's transformers backend logs no
+    ``input``) its token ids, which the probe decodes with the model's tokenizer."""
+    sent, tokens = response.get("input"), response.get("input_tokens")
     if isinstance(sent, str):
-        return sent, None
-    if isinstance(sent, list) and all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in sent):
-        return "", [{"role": m.get("role"), "content": m["content"]} for m in sent]
-    raise HarnessLogError(f"{where}: model_response.input is {type(sent).__name__}, neither the prompt sent nor its "
-                          "text messages")
+        return sent, None, None
+    if isinstance(sent, list) and sent and all(isinstance(m, dict) and isinstance(m.get("content"), str)
+                                               for m in sent):
+        return "", [{"role": m.get("role"), "content": m["content"]} for m in sent], None
+    if sent is None and isinstance(tokens, list) and tokens and all(isinstance(t, int) for t in tokens):
+        return "", None, list(tokens)
+    raise HarnessLogError(f"{where}: model_response holds neither the prompt sent (input) nor its tokens "
+                          "(input_tokens)")
 
 
 def _line(where: str, row: Mapping[str, Any], parameters: Mapping[str, Any], stated: Mapping[str, Any] | None,
@@ -102,13 +112,14 @@ def _line(where: str, row: Mapping[str, Any], parameters: Mapping[str, Any], sta
     if not texts or not isinstance(texts[0], str):
         raise HarnessLogError(f"{where}: document {doc_id} has no generated text (model_response.text); answers_from "
                               "reads the details of generative tasks")
-    prompt, messages = _prompt(where, response.get("input"))
+    prompt, messages, tokens = _prompt(where, response)
+    sent = prompt or "\n".join(m["content"] for m in messages or []) or str(doc.get("query") or "")
     until = [*(parameters.get("stop_tokens") or []), *(doc.get("stop_sequences") or [])]
     logged = {"temperature": parameters.get("temperature") if recorded else None,
               "max_gen_toks": parameters.get("max_new_tokens") or doc.get("generation_size"),
               "until": list(dict.fromkeys(until))}
-    return SavedLine(doc_id, None, prompt, texts[0], saved_harness.gen_kwargs(where, logged, stated), {}, False,
-                     messages)
+    return SavedLine(doc_id, sent, prompt, texts[0], saved_harness.gen_kwargs(where, logged, stated), {}, False,
+                     messages, tokens)
 
 
 def read(path: Path, results: Path | None, stated: Mapping[str, Any] | None) -> HarnessLog:

@@ -117,6 +117,9 @@ class SavedAnswer:
         messages: the chat messages the model was sent, for a harness that logs messages rather
             than the rendered prompt (an inspect_ai log): the probe renders them with the model's
             chat template into ``prompt`` before pass 1 (None: ``prompt`` is as sent).
+        prompt_tokens: the token ids sent, for a harness that logs them rather than the prompt's
+            text (lighteval's transformers backend): the probe decodes them with the model's
+            tokenizer into ``prompt`` before pass 1 (None: ``prompt`` is as sent).
     """
 
     doc_id: int
@@ -127,6 +130,7 @@ class SavedAnswer:
     source: dict[str, Any]
     reasoning_stripped: bool = False
     messages: list[dict[str, Any]] | None = None
+    prompt_tokens: list[int] | None = None
 
 
 @dataclass(frozen=True)
