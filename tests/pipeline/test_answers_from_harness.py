@@ -195,3 +195,21 @@ def test_a_lighteval_details_file_without_its_results_is_refused_naming_the_sett
 def test_a_lighteval_run_folder_is_read_through_its_details(ended, wrap):
     probed = _probe(ended, wrap, LOGS / "lighteval", samples={TASK: [2]})
     assert records(probed, TASK)[0].answer_source["samples"] == LIGHTEVAL.name
+
+
+def test_a_folder_of_several_logs_names_them_and_asks_for_one(tmp_path):
+    from uta_tasks.runs import saved_files
+
+    for log in (INSPECT, INSPECT_DEFAULTS):
+        shutil.copyfile(log, tmp_path / log.name)
+    with pytest.raises(saved_files.SavedFilesError, match=r"holds 2 inspect_ai or lighteval logs \(inspect_gsm8k"):
+        saved_files.find(tmp_path, [TASK], TASK)
+
+
+def test_settings_stated_for_an_lm_eval_run_are_refused(tmp_path):
+    from uta_tasks.runs import saved_answers
+
+    samples = tmp_path / "samples_gsm8k_2026-01-01T00-00-00.jsonl"
+    samples.write_text('{"doc_id": 0, "doc": {}, "arguments": [["p", {}]], "resps": [["a"]]}\n')
+    with pytest.raises(saved_answers.SavedRunError, match=r"records its own settings: leave it out"):
+        saved_answers.load(samples, ["gsm8k"], TASK, {"temperature": 0})
