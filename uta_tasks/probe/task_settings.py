@@ -97,7 +97,8 @@ SPECS: tuple[TaskSettingSpec, ...] = (
     TaskSettingSpec("answers_from", "path", None,
                     "a saved run made with `--log_samples` (its `--output_path` folder, or one "
                     "`samples_<task>_<date>.jsonl`), or a Hub dataset repo of such runs, "
-                    "`hf://datasets/<org>/<repo>[@<revision>][/<folder>]`: pass 1 takes each document's saved "
+                    "`hf://datasets/<org>/<repo>[@<revision>][/<folder>]`, or an inspect_ai log or lighteval "
+                    "details file ([Other harnesses](saved-runs.md#other-harnesses-logs)): pass 1 takes each document's saved "
                     "response instead of generating it; a response cut at a stop string is completed, not regenerated "
                     "([Add the probe to a run you already have](saved-runs.md))"),
     TaskSettingSpec("prompt_mismatch", "choice", PROMPT_MISMATCH_CHOICES[0],
