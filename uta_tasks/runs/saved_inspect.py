@@ -34,7 +34,6 @@ from uta_tasks.runs.saved_harness import HarnessLog, HarnessLogError
 from uta_tasks.runs.saved_lines import SavedLine
 from uta_tasks.schema.probe import SAVED_INSPECT
 
-_SUFFIXES = (".eval", ".json")
 _HEAD = 4096
 
 
