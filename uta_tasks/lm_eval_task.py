@@ -143,7 +143,8 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         base = name.removesuffix(f"_{self.perturbation}") if self.perturbation != "none" else name
         names = [name, base] + ([source_of(self.benchmark.name)] if is_wrapped(self.benchmark.name) else [])
         try:
-            found = saved_answers.load(self._settings.answers_from, list(dict.fromkeys(names)), name)
+            found = saved_answers.load(self._settings.answers_from, list(dict.fromkeys(names)), name,
+                                       self._settings.answers_from_settings)
             config = saved_answers.results_config(found)
             saved_answers.check_model(name, found, config, meta)
             context = saved_answers.stripped_context(name, found.samples, config, meta.get("pass2_context"))

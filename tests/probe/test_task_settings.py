@@ -35,6 +35,8 @@ def test_values_are_coerced_once_and_pass_at_k_is_checked_against_user_samples()
     ({"user_samples": True}, "user_samples=True must be a whole number"),
     ({"user_samples": 2, "pass_at_k": "4"}, "every k must be between 1 and user_samples=2"),
     ({"question_pool": "question_pool_v9"}, "question_pool_v2, question_pool_v1"),
+    ({"answers_from_settings": {"temp": 0}}, "keys among temperature, max_gen_toks, until, model"),
+    ({"answers_from_settings": "temperature=0"}, "answers_from_settings='temperature=0' must be a JSON object"),
 ])
 def test_a_bad_value_names_the_task_the_key_and_what_is_allowed(meta, message):
     with pytest.raises(TaskSettingError) as raised:

@@ -120,6 +120,9 @@ def resolve_one(spec: ProbeSpec, gen_kwargs: dict, tokenizer: Any, template_args
     assistant, user = split_gen_kwargs(gen_kwargs, switch.stop, spec.user_max_gen_toks, spec.user_temperature)
     if spec.saved is not None and spec.saved.messages is not None:  # a harness that logged the messages sent
         spec = replace(spec, saved=replace(spec.saved, prompt=switch.assistant_prompt(spec.saved.messages)))
+    if spec.saved is not None and spec.saved.prompt_tokens is not None:  # a harness that logged the tokens sent
+        sent = tokenizer.decode(spec.saved.prompt_tokens, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        spec = replace(spec, saved=replace(spec.saved, prompt=sent))
     request = Request(spec, switch, assistant, user, defaults)
     if spec.saved is not None:
         try:

@@ -20,14 +20,14 @@ from uta_tasks.probe.perturb import DEFAULT_QUESTION_POOL, TRUNCATE_SCOPES, ques
 from uta_tasks.probe.role_switch import ROLE_SWITCHES
 from uta_tasks.probe.trace import PASS2_CONTEXTS
 from uta_tasks.schema.data import NLTK_DOWNLOADS
-from uta_tasks.schema.probe import DEFAULT_USER_MAX_GEN_TOKS, PROMPT_MISMATCH_CHOICES
+from uta_tasks.schema.probe import ANSWERS_FROM_SETTINGS_KEYS, DEFAULT_USER_MAX_GEN_TOKS, PROMPT_MISMATCH_CHOICES
 
 
 class TaskSettingError(ValueError):
     """A task setting has a bad value; the message names the task, the key and the fix."""
 
 
-Kind = Literal["choice", "int", "positive", "ks", "path", "temperature"]
+Kind = Literal["choice", "int", "positive", "ks", "path", "temperature", "object"]
 # ``metrics``: the headline rows only (accuracy, genuine_followup and its base/diff, share_changed,
 # unjudged; uta_tasks.metrics.table.HEADLINE), or every row of uta_tasks.metrics.table.
 METRICS_CHOICES = ("headline", "full")
@@ -40,12 +40,13 @@ class TaskSettingSpec:
     Attributes:
         key: the ``--metadata`` key (and the :class:`TaskSettings` field).
         kind: ``choice`` (one of ``choices``), ``int``, ``positive`` (an int >= 1), ``ks``
-            (the ``pass_at_k`` list), ``path`` (a file or folder; unset by default) or
-            ``temperature`` (a number >= 0; unset by default).
+            (the ``pass_at_k`` list), ``path`` (a file or folder; unset by default),
+            ``temperature`` (a number >= 0; unset by default) or ``object`` (a JSON object whose
+            keys are ``choices``; unset by default).
         default: the value when the key is absent.
         doc: what it does, as Markdown (one line of the manual's table).
-        choices: the allowed values of a ``choice``, computed when asked (the cue pools are
-            the files that ship).
+        choices: the allowed values of a ``choice`` (the keys of an ``object``), computed when
+            asked (the cue pools are the files that ship).
     """
 
     key: str
@@ -97,7 +98,8 @@ SPECS: tuple[TaskSettingSpec, ...] = (
     TaskSettingSpec("answers_from", "path", None,
                     "a saved run made with `--log_samples` (its `--output_path` folder, or one "
                     "`samples_<task>_<date>.jsonl`), or a Hub dataset repo of such runs, "
-                    "`hf://datasets/<org>/<repo>[@<revision>][/<folder>]`: pass 1 takes each document's saved "
+                    "`hf://datasets/<org>/<repo>[@<revision>][/<folder>]`, or an inspect_ai log or lighteval "
+                    "details file ([Other harnesses](saved-runs.md#other-harnesses-logs)): pass 1 takes each document's saved "
                     "response instead of generating it; a response cut at a stop string is completed, not regenerated "
                     "([Add the probe to a run you already have](saved-runs.md))"),
     TaskSettingSpec("user_temperature", "temperature", None,
@@ -109,6 +111,12 @@ SPECS: tuple[TaskSettingSpec, ...] = (
                     "rendering of the document is a check. `record` keeps its outcome in each record "
                     "(`answer_source.prompt_check`); `refuse` stops the run at a saved prompt the probe would "
                     "not have written (other few-shot examples, another task version)", lambda: PROMPT_MISMATCH_CHOICES),
+    TaskSettingSpec("answers_from_settings", "object", None,
+                    "`answers_from` an inspect_ai or lighteval log: what the saved run used that its log does not "
+                    "record, stated (never guessed): `temperature`, `max_gen_toks`, `until`, and `model` (as "
+                    "`--model_args pretrained=` names it, for a log that names a served alias); a stated value "
+                    "the log contradicts is refused ([Other harnesses](saved-runs.md#other-harnesses-logs))",
+                    lambda: ANSWERS_FROM_SETTINGS_KEYS),
 )
 KEYS = tuple(spec.key for spec in SPECS)
 _DEFAULT = {spec.key: spec.default for spec in SPECS}
@@ -132,6 +140,7 @@ class TaskSettings:
     answers_from: str | None = _DEFAULT["answers_from"]
     user_temperature: float | None = _DEFAULT["user_temperature"]
     prompt_mismatch: str = _DEFAULT["prompt_mismatch"]
+    answers_from_settings: dict[str, Any] | None = _DEFAULT["answers_from_settings"]
 
     @classmethod
     def from_metadata(cls, task: str, meta: Mapping[str, Any]) -> TaskSettings:
@@ -160,6 +169,14 @@ def _coerce(task: str, spec: TaskSettingSpec, raw: Any) -> Any:
         return str(raw).strip() or None if raw is not None else None
     if spec.kind == "temperature":
         return _temperature(where, raw)
+    if spec.kind == "object":
+        if raw is None:
+            return None
+        allowed = spec.choices() if spec.choices else ()
+        if not isinstance(raw, dict) or not set(raw) <= set(allowed):
+            raise TaskSettingError(f"{where} must be a JSON object with keys among {', '.join(allowed)}, e.g. "
+                                   f"'{{\"{spec.key}\": {{\"temperature\": 0}}}}'")
+        return dict(raw)
     try:
         if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
             raise ValueError

@@ -2,7 +2,10 @@
 
 A saved run is lm-eval output written with ``--log_samples`` (:mod:`uta_tasks.runs.saved_files`
 finds the newest run holding the task, :mod:`uta_tasks.runs.saved_lines` reads its lines): a
-plain lm-eval run of the source task of a wrapped ``uta:NAME`` task, or an earlier uta run.
+plain lm-eval run of the source task of a wrapped ``uta:NAME`` task, or an earlier uta run; or
+another harness's log (an inspect_ai eval log, a lighteval details file:
+:mod:`uta_tasks.runs.saved_harness`), which keeps its documents in its own form, so the probe
+checks that each document's text is in the prompt sent instead of comparing documents.
 Per document it holds the prompt the model saw and its raw response. The results file beside it
 names the model, its ``model_args``, the lm-eval version and the generation settings.
 
@@ -25,10 +28,10 @@ from typing import Any
 
 from uta_tasks.probe.backend import temperature
 from uta_tasks.probe.trace import PASS2_CONTEXTS
-from uta_tasks.runs import hub_source, saved_files, saved_lines
+from uta_tasks.runs import hub_source, saved_files, saved_harness, saved_inspect, saved_lighteval, saved_lines
 from uta_tasks.runs.folder import _from_model_args, model_name
 from uta_tasks.runs.jsonio import read_json, read_jsonl
-from uta_tasks.schema.probe import SavedAnswer
+from uta_tasks.schema.probe import SAVED_INSPECT, SAVED_LM_EVAL, SavedAnswer, SavedKind
 
 
 class SavedRunError(ValueError):
@@ -49,11 +52,13 @@ class SavedTask:
         task: the saved run's task name the answers come from.
         samples: its samples file.
         answers: doc_id -> the saved answer.
-        docs: doc_id -> the saved document (to check it is the same document).
+        docs: doc_id -> the saved document (to check it is the same document); for another
+            harness's log, the text it sent for the document (which must hold the document's text).
         source: ``{path, model, lm_eval_version, config_digest, samples}``; ``config_digest`` is
             a digest of the saved run's configuration and of every prompt, response and
             generation setting read.
         config: the ``config`` block of the saved run's results file ({} without one).
+        kind: the harness that wrote the saved run.
     """
 
     task: str
@@ -62,6 +67,7 @@ class SavedTask:
     docs: dict[int, Any]
     source: dict[str, Any]
     config: dict[str, Any]
+    kind: SavedKind = SAVED_LM_EVAL
 
     def answer(self, task: str, doc_id: int, doc: Mapping[str, Any]) -> SavedAnswer:
         """The saved answer of one document, or a refusal naming it.
@@ -71,6 +77,8 @@ class SavedTask:
             doc_id: the document's index.
             doc: the document the probe evaluates.
         """
+        if self.kind != SAVED_LM_EVAL and saved_harness.texts(doc):
+            return self._by_text(task, doc_id, doc)
         if doc_id not in self.answers:
             have = sorted(self.answers)
             raise SavedRunError(
@@ -79,12 +87,31 @@ class SavedTask:
                 "--limit and data files, or save a run of every document"
             )
         saved = self.docs.get(doc_id)
-        if saved is not None and _plain(saved) != _plain(dict(doc)):
+        if self.kind == SAVED_LM_EVAL and saved is not None and _plain(saved) != _plain(dict(doc)):
             raise SavedRunError(
                 f"{task}: document {doc_id} of the saved run {self.samples} is another document than the probe's "
                 "(another data set, split or data files); point the probe at the same data (<task>_data_files)"
             )
         return self.answers[doc_id]
+
+    def _by_text(self, task: str, doc_id: int, doc: Mapping[str, Any]) -> SavedAnswer:
+        """Another harness's answer of a document: the sample of its number whose prompt holds the
+        document's text, else the one sample whose prompt does (a shuffled draw, lm-eval's
+        ``--samples``, which numbers the documents it picks 0, 1, ...)."""
+        if doc_id in self.answers and saved_harness.holds_text(doc, str(self.docs.get(doc_id) or "")):
+            return self.answers[doc_id]
+        held = [i for i in sorted(self.answers) if saved_harness.holds_text(doc, str(self.docs.get(i) or ""))]
+        if len(held) == 1:
+            return self.answers[held[0]]
+        shown = repr(saved_harness.texts(doc)[0][:60])
+        if held:
+            raise SavedRunError(f"{task}: document {doc_id} ({shown}) is in the prompts of {len(held)} samples of the "
+                                f"{self.kind} log {self.samples} (documents {held}); keep one run of each document")
+        raise SavedRunError(
+            f"{task}: document {doc_id} ({shown}) is in none of the prompts the {self.kind} log {self.samples} sent "
+            f"(it holds {len(self.answers)} documents): the log is of other documents; point the probe at the data "
+            "the log was made on (<task>_data_files) and at the documents it holds (--limit, --samples)"
+        )
 
 
 def _plain(value: Any) -> Any:
@@ -125,20 +152,54 @@ def _task_config(results: Mapping[str, Any], task: str) -> dict[str, Any]:
     return config if isinstance(config, dict) else {}
 
 
-def load(path: str | Path, names: Sequence[str], task: str) -> SavedTask:
+def _load_harness(found: saved_files.SavedFiles, shown: str, task: str,
+                  stated: Mapping[str, Any] | None) -> SavedTask:
+    """The saved answers of an inspect_ai log or a lighteval details file."""
+    try:
+        if found.kind == SAVED_INSPECT:
+            log = saved_inspect.read(found.samples, stated)
+        else:
+            log = saved_lighteval.read(found.samples, found.results, stated)
+        if log.model is None:
+            raise saved_harness.refuse_unnamed_model(task, found.samples)
+    except saved_harness.HarnessLogError as exc:
+        raise SavedRunError(f"{task}: {exc}") from None
+    digest = hashlib.sha256(json.dumps(log.facts, sort_keys=True, default=str).encode())
+    for line in log.lines:
+        digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.prompt_tokens, line.text,
+                                  line.gen_kwargs], sort_keys=True, default=str).encode())
+    source = {"path": shown, "hub": None, "samples": found.samples.name, "task": found.task, "model": log.model,
+              "lm_eval_version": None, "config_digest": digest.hexdigest()[:16], "reasoning_stripped": False,
+              "harness": log.kind, "harness_log": log.facts}
+    answers = {line.doc_id: SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, {}, source, False,
+                                        line.messages, line.prompt_tokens) for line in log.lines}
+    if not answers:
+        raise SavedRunError(f"{task}: {found.samples} holds no samples")
+    sent = {line.doc_id: line.doc for line in log.lines}
+    return SavedTask(found.task, found.samples, answers, sent, source, {}, log.kind)
+
+
+def load(path: str | Path, names: Sequence[str], task: str, stated: Mapping[str, Any] | None = None) -> SavedTask:
     """Read the saved answers of a task.
 
     Args:
-        path: ``answers_from``: a run folder (the newest run holding the task) or a samples file.
+        path: ``answers_from``: a run folder (the newest run holding the task) or a samples file;
+            or an inspect_ai log or a lighteval details file (or a folder holding one).
         names: the task names to look for in the saved run, in order (the task itself, its
             unperturbed task, the source task of a wrapped task).
         task: the probe task (for messages).
+        stated: ``answers_from_settings``: what an inspect_ai or lighteval log does not record.
     """
     try:
         root, hub = hub_source.local_path(str(path), names, task)
         found = saved_files.find(root, names, task)
     except (hub_source.HubSourceError, saved_files.SavedFilesError) as exc:
         raise SavedRunError(str(exc)) from None
+    if found.kind != SAVED_LM_EVAL:
+        return _load_harness(found, str(root), task, stated)
+    if stated:
+        raise SavedRunError(f"{task}: answers_from_settings states what an inspect_ai or lighteval log does not "
+                            f"record; the lm-eval run {found.samples} records its own settings: leave it out")
     results = _results(found, task)
     metadata = _task_config(results, found.task).get("metadata")
     primary = metadata.get("uta_primary") if isinstance(metadata, dict) else None
@@ -185,7 +246,7 @@ def check_model(task: str, saved: SavedTask, results_config: Mapping[str, Any] |
         results_config: the saved results' ``config`` (None without a results file).
         meta: the task's metadata (lm-eval's command line adds ``--model_args`` to it).
     """
-    _check_model(task, saved.samples, saved.source.get("model"), results_config, meta)
+    _check_model(task, saved.samples, saved.source.get("model"), results_config, meta, saved.kind != SAVED_LM_EVAL)
 
 
 def think_end_token(config: Mapping[str, Any] | None) -> str | None:
@@ -228,13 +289,15 @@ def stripped_context(where: str, samples: Path, config: Mapping[str, Any] | None
 
 
 def _check_model(where: str, samples: Path, saved_model: str | None, config: Mapping[str, Any] | None,
-                 model_args: Mapping[str, Any]) -> None:
+                 model_args: Mapping[str, Any], harness: bool = False) -> None:
     current = _from_model_args({k: model_args[k] for k in _MODEL_KEYS if model_args.get(k)})
     if current and saved_model and str(current) != str(saved_model):
+        stated = (f"; if the log names a served alias of {current}, state it with --metadata "
+                  f"'{{\"{saved_harness.SETTING}\": {{\"model\": \"{current}\"}}}}'" if harness else "")
         raise SavedRunError(
             f"{where}: the saved run {samples} answered with {saved_model}, but --model_args names "
             f"{current}; the user turn must come from the model that wrote the answer. Use --model_args "
-            f"pretrained={saved_model} or a run of {current}"
+            f"pretrained={saved_model} or a run of {current}{stated}"
         )
 
 
@@ -260,6 +323,8 @@ def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mappin
         raise SavedRunError(str(exc)) from None
     mine = temperature(gen_kwargs)
     for found in every:
+        if found.kind != SAVED_LM_EVAL:
+            continue  # read when uta-eval builds the tasks, before the model loads (with answers_from_settings)
         full = _results(found, where)
         config = full.get("config") if isinstance(full.get("config"), dict) else None
         _check_model(where, found.samples, model_name(full, found.samples.parent) if full else None, config,

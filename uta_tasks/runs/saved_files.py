@@ -6,6 +6,11 @@ in lm-eval of 2024, the Open LLM Leaderboard's details; ``.jsonl.gz`` in a compr
 several runs side by side. A run is the files of one ``<date>``; the task's answers come from
 the newest run that holds the task, whatever other runs came later, and its results file is the
 one of the same date (none is fine: the samples hold the prompts and responses).
+
+Other harnesses' logs are found by their own names: an inspect_ai log (``*.eval``, or its
+``.json`` form) and a lighteval details file (``details_<task>_<date>.parquet`` under
+``details/<model>/<date>/``, its results file ``results/<model>/results_<date>.json``). Their task
+names are not lm-eval's, so ``answers_from`` names the log itself, or a folder holding one.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from uta_tasks.runs import saved_inspect, saved_lighteval
 from uta_tasks.runs.folder import SAMPLES_NAME
 from uta_tasks.schema import output
+from uta_tasks.schema.probe import SAVED_INSPECT, SAVED_LIGHTEVAL, SAVED_LM_EVAL, SavedKind
 
 
 class SavedFilesError(ValueError):
@@ -33,12 +40,14 @@ class SavedFiles:
         results: the results file of the same run, or None when the run has none.
         task: the saved run's name of the task.
         date: the run's ``<date>``.
+        kind: the harness that wrote it (lm-eval, inspect_ai, lighteval).
     """
 
     samples: Path
     results: Path | None
     task: str
     date: str
+    kind: SavedKind = SAVED_LM_EVAL
 
 
 def _exists(root: Path, where: str) -> None:
@@ -73,6 +82,27 @@ def _all_samples(root: Path) -> list[tuple[Path, str, str]]:
     return found
 
 
+def _harness_log(path: Path) -> SavedFiles | None:
+    """The files of an inspect_ai log or a lighteval details file, or None for another file."""
+    if saved_inspect.is_log(path):
+        return SavedFiles(path, None, path.stem, "", SAVED_INSPECT)
+    details = saved_lighteval.details_name(path)
+    if details is not None:
+        task, date = details
+        return SavedFiles(path, saved_lighteval.results_of(path, date), task, date, SAVED_LIGHTEVAL)
+    return None
+
+
+def _harness_logs(root: Path, answers_from: str | Path, where: str) -> SavedFiles | None:
+    """The one harness log in a folder of no lm-eval samples, or None when it holds none."""
+    found = [log for path in sorted(root.rglob("*")) if path.is_file() and (log := _harness_log(path)) is not None]
+    if len(found) > 1:
+        names = ", ".join(str(log.samples.relative_to(root)) for log in found[:5])
+        raise SavedFilesError(f"{where}: answers_from={answers_from} holds {len(found)} inspect_ai or lighteval logs "
+                              f"({names}{', ...' if len(found) > 5 else ''}); point answers_from at the one of this task")
+    return found[0] if found else None
+
+
 def _refuse_empty(root: Path, answers_from: str | Path, where: str) -> None:
     results = sorted(root.rglob(output.RESULTS_GLOB))
     if results:
@@ -96,14 +126,21 @@ def find(answers_from: str | Path, names: Sequence[str], where: str) -> SavedFil
     _exists(root, where)
     if root.is_file():
         match = SAMPLES_NAME.match(root.name)
-        if match is None:
+        if match is not None:
+            return SavedFiles(root, _results_of(root, match["date"]), match["task"], match["date"])
+        log = _harness_log(root)
+        if log is None:
             raise SavedFilesError(f"{where}: answers_from={answers_from}: not an lm-eval samples_<task>_<date>.jsonl "
-                                  "(.json, .jsonl.gz) file or a run folder")
-        return SavedFiles(root, _results_of(root, match["date"]), match["task"], match["date"])
+                                  "(.json, .jsonl.gz) file, an inspect_ai log (.eval), a lighteval "
+                                  "details_<task>_<date>.parquet or a run folder")
+        return log
     if not root.is_dir():
         raise SavedFilesError(f"{where}: answers_from={answers_from} is neither a file nor a folder")
     every = _all_samples(root)
     if not every:
+        log = _harness_logs(root, answers_from, where)
+        if log is not None:
+            return log
         _refuse_empty(root, answers_from, where)
     for name in names:
         held = [(path, date) for path, task, date in every if task == name]
@@ -134,5 +171,5 @@ def every_task(answers_from: str | Path, where: str) -> list[SavedFiles]:
         return [find(root, (), where)]
     every = _all_samples(root)
     if not every:
-        _refuse_empty(root, answers_from, where)
+        return [find(root, (), where)]  # one harness log, or the refusal of a folder without any
     return [find(root, [task], where) for task in sorted({task for _, task, _ in every})]

@@ -43,6 +43,8 @@ class SavedLine:
         uta_record: True when the line is an earlier uta run's probe record.
         messages: the chat messages sent, where the harness logged them instead of the rendered
             prompt (``prompt`` is then "" until the probe renders them with the model's template).
+        prompt_tokens: the token ids sent, where the harness logged them instead of the prompt's
+            text (``prompt`` is then "" until the probe decodes them with the model's tokenizer).
     """
 
     doc_id: int
@@ -53,6 +55,7 @@ class SavedLine:
     scores: dict[str, Any]
     uta_record: bool
     messages: list[dict[str, Any]] | None = None
+    prompt_tokens: list[int] | None = None
 
 
 def _uta_record(line: Mapping[str, Any]) -> ProbeRecord | None:

@@ -48,6 +48,16 @@ PROMPT_EQUAL: PromptCheck = "equal"
 PROMPT_DIFFERS: PromptCheck = "differs"
 # ``prompt_mismatch``: a saved prompt the probe would not have written is recorded, or refused.
 PROMPT_MISMATCH_CHOICES = ("record", "refuse")
+# ``answers_from``: which harness wrote the saved run (lm-eval's --log_samples, an inspect_ai eval
+# log, lighteval's --save-details parquet).
+SavedKind = Literal["lm_eval", "inspect", "lighteval"]
+SAVED_LM_EVAL: SavedKind = "lm_eval"
+SAVED_INSPECT: SavedKind = "inspect"
+SAVED_LIGHTEVAL: SavedKind = "lighteval"
+# ``answers_from_settings``: what the saved run used that its log does not record, stated by the
+# user (never guessed): the generation settings, as --gen_kwargs names them, and the model, as
+# --model_args pretrained= names it.
+ANSWERS_FROM_SETTINGS_KEYS = ("temperature", "max_gen_toks", "until", "model")
 
 # Token limit of the user turn: a metadata setting, not a generation kwarg, because
 # lm-eval applies --gen_kwargs to every generate_until task of the run.
@@ -107,6 +117,9 @@ class SavedAnswer:
         messages: the chat messages the model was sent, for a harness that logs messages rather
             than the rendered prompt (an inspect_ai log): the probe renders them with the model's
             chat template into ``prompt`` before pass 1 (None: ``prompt`` is as sent).
+        prompt_tokens: the token ids sent, for a harness that logs them rather than the prompt's
+            text (lighteval's transformers backend): the probe decodes them with the model's
+            tokenizer into ``prompt`` before pass 1 (None: ``prompt`` is as sent).
     """
 
     doc_id: int
@@ -117,6 +130,7 @@ class SavedAnswer:
     source: dict[str, Any]
     reasoning_stripped: bool = False
     messages: list[dict[str, Any]] | None = None
+    prompt_tokens: list[int] | None = None
 
 
 @dataclass(frozen=True)

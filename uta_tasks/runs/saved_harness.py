@@ -1,0 +1,119 @@
+"""What another harness's log gives a document (``answers_from`` an inspect_ai log or a lighteval
+details file), and what the user must state that it does not record.
+
+Each reader (:mod:`uta_tasks.runs.saved_inspect`, :mod:`uta_tasks.runs.saved_lighteval`) turns its
+log into :class:`~uta_tasks.runs.saved_lines.SavedLine` s whose ``doc`` is the text the harness
+sent for the document (the harness keeps the document in its own form, so
+:meth:`uta_tasks.runs.saved_answers.SavedTask.answer` checks that the probe's document's text is in
+it instead of comparing documents). A generation setting the log does not
+record (a temperature left to the provider's default, no token budget) is never guessed: the run is
+refused, naming ``answers_from_settings``, where the user states what the saved run used; a stated
+value the log contradicts is refused too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from uta_tasks.runs.saved_lines import SavedLine
+from uta_tasks.schema.probe import SavedKind
+
+#: the task setting where the user states what a log does not record
+SETTING = "answers_from_settings"
+#: the generation settings a document's answer is checked and completed with (--gen_kwargs names)
+GEN_KEYS = ("temperature", "max_gen_toks", "until")
+
+
+class HarnessLogError(ValueError):
+    """A harness log cannot give a task its answers; the message names the file, the sample and the fix."""
+
+
+@dataclass(frozen=True)
+class HarnessLog:
+    """One harness log read as saved answers.
+
+    Attributes:
+        kind: the harness that wrote it.
+        lines: one per document (doc_id = the document's index in the probe's data).
+        model: the model the log names (None when it names none).
+        facts: what the log says of itself, kept in the records' ``answer_source`` (the harness
+            version, its task, what was stated).
+    """
+
+    kind: SavedKind
+    lines: list[SavedLine]
+    model: str | None
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def missing_library(path: Any, library: str, extra: str) -> HarnessLogError:
+    """The one message of a log whose harness library is not installed."""
+    return HarnessLogError(f"answers_from={path} is a {library} log; reading it needs {library}: "
+                           f'pip install "uta-tasks[{extra}]"')
+
+
+def _example(key: str, value: Any) -> str:
+    return f"--metadata '{{\"{SETTING}\": {{\"{key}\": {json.dumps(value)}}}}}'"
+
+
+def gen_kwargs(where: str, logged: Mapping[str, Any], stated: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The generation settings of one document: what the log records, else what the user stated.
+
+    Args:
+        where: the file and sample, for messages.
+        logged: ``temperature``, ``max_gen_toks``, ``until`` as the log records them (None: not
+            recorded).
+        stated: ``answers_from_settings`` (None: not set).
+
+    Raises:
+        HarnessLogError: a setting neither recorded nor stated, or stated otherwise than recorded.
+    """
+    stated = stated or {}
+    examples = {"temperature": 0, "max_gen_toks": 1024, "until": []}
+    out: dict[str, Any] = {}
+    for key in GEN_KEYS:
+        have, said = logged.get(key), stated.get(key)
+        if have is None and said is None:
+            raise HarnessLogError(
+                f"{where}: the log does not record the {key} the answers were generated with (the harness left it "
+                f"to the model's provider); state what the saved run used with {_example(key, examples[key])}")
+        if have is not None and said is not None and said != have:
+            raise HarnessLogError(f"{where}: {SETTING} states {key}={json.dumps(said)}, but the log records "
+                                  f"{json.dumps(have)}; leave {key} out of {SETTING}")
+        out[key] = have if have is not None else said
+    out["until"] = [out["until"]] if isinstance(out["until"], str) else list(out["until"])
+    return out
+
+
+def model(logged: str | None, stated: Mapping[str, Any] | None) -> str | None:
+    """The model of the saved answers: the one the user stated (a log may name a served alias,
+    not the checkpoint ``--model_args`` loads), else the one the log names."""
+    said = (stated or {}).get("model")
+    return str(said) if said else logged
+
+
+def refuse_unnamed_model(where: str, path: Any) -> HarnessLogError:
+    """The refusal of a log that names no model."""
+    return HarnessLogError(f"{where}: {path} does not name the model that wrote it; state it (as --model_args "
+                           f"pretrained= names it) with {_example('model', '<org>/<model>')}")
+
+
+def texts(doc: Mapping[str, Any]) -> list[str]:
+    """The document's text fields of three words or more, whitespace collapsed: what a prompt
+    sent for it holds."""
+    flat = [" ".join(v.split()) for v in doc.values() if isinstance(v, str)]
+    return [t for t in flat if len(t.split()) >= 3]
+
+
+def holds_text(doc: Mapping[str, Any], sent: str) -> bool:
+    """True when the prompt sent holds one of the document's :func:`texts` (whitespace aside).
+
+    Args:
+        doc: the probe's document.
+        sent: the prompt as sent, or the messages' text joined.
+    """
+    flat = " ".join(sent.split())
+    return any(t in flat for t in texts(doc))
