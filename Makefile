@@ -1,4 +1,4 @@
-# uta-tasks: the two commands of the README, and their parts.
+# uta-tasks: the two make commands of the README, and their parts.
 #
 #   make quickstart   fresh CPU machine -> SmolLM2 through lm_eval --model vllm on 3 IFBench tasks
 #   make test         the whole test suite (what CI runs): lint, every test on lm-eval 0.4.13
