@@ -1,8 +1,8 @@
-# uta-tasks: the two commands of the README, and their parts.
+# uta-tasks: the two make commands of the README, and their parts.
 #
 #   make quickstart   fresh CPU machine -> SmolLM2 through lm_eval --model vllm on 3 IFBench tasks
 #   make test         the whole test suite (what CI runs): lint, every test on lm-eval 0.4.13
-#                     (slow and fast tests side by side), and the fast pipeline tests again on lm-eval 0.5
+#                     (slow and fast tests side by side), and the fast tests again on lm-eval 0.5
 #
 # The environment lives in $(VENV) (default .venv); scripts/setup_env.sh creates it and
 # is a no-op when nothing changed. Variables: VENV, PYTHON (python3.11),
@@ -19,7 +19,14 @@ SETUP := UTA_VENV=$(VENV) PYTHON=$(PYTHON) bash scripts/setup_env.sh
 FAST_VENV ?= .venv-fast
 LM05_VENV ?= .venv-lm05
 LM05_VERSION ?= 0.5.0.dev1
-FAST_TESTS ?= tests/pipeline tests/probe
+# make test-lm05: the fast tests of every suite whose code reaches lm-eval (through
+# uta_tasks.lm_eval_compat), on lm-eval 0.5. Left out: what imports no lm-eval, and so runs the
+# same code on either version (uta_tasks.judge, stats, schema: tests/judge but for the file that
+# measures metrics, tests/stats, tests/schema), and tests/e2e (no fast test).
+FAST_TESTS ?= tests/pipeline tests/probe tests/wrap tests/datasets tests/runs tests/manual tests/scale \
+	tests/install tests/judge_batch tests/judge/test_judge_prelabel_paths.py tests/security tests/paper \
+	tests/report tests/rejudge tests/gate tests/agreement tests/annotate tests/embedded tests/perf \
+	tests/test_structure.py
 # make test: where the side checks (lint + lm-eval 0.5, and the fast tests) keep their output
 # while they run beside the slow tests.
 SIDE_LOG ?= .cache/make-test-side.log
@@ -37,7 +44,7 @@ help:
 	@echo "make quickstart    run SmolLM2 on uta_ifbench{,_trunc,_question} with a judge (local unless OPENAI_API_KEY)"
 	@echo "make test          set everything up, then run the whole pytest suite"
 	@echo "make test-fast     only the tests not marked slow (no torch, no vLLM, no model)"
-	@echo "make test-lm05     the fast pipeline tests on lm-eval $(LM05_VERSION)"
+	@echo "make test-lm05     the fast tests on lm-eval $(LM05_VERSION) (every suite that reaches lm-eval: FAST_TESTS)"
 	@echo "make lint          ruff, mypy on the package, the import contracts, no status literal outside schema/"
 	@echo "make docs          build the manual (docs/) with mkdocs --strict into site/"
 	@echo "make generate      rewrite the task YAML files from uta_tasks/tasks/generate.py"

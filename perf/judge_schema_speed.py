@@ -80,7 +80,7 @@ class Batch:
 def quickstart_run(work: Path) -> Path:
     """Run the quickstart with ``--judge none`` into ``work`` and return its output folder."""
     out = work / "quickstart"
-    command = [sys.executable, "-m", "uta_tasks.apps.quickstart", "--judge", "none", "--output-path", str(out)]
+    command = [sys.executable, "-m", "uta_tasks.apps.quickstart", "--judge", "none", "--output_path", str(out)]
     print("making the quickstart's samples:", " ".join(command[1:]), flush=True)
     subprocess.run(command, check=True)
     return out

@@ -74,7 +74,7 @@ def main() -> None:
         root = Path(tmp)
         pages = {}
         for name, runs in _runs(root, args.mb).items():
-            assert report_main([str(runs), "--out", str(runs / "report")]) == 0
+            assert report_main([str(runs), "--output_path", str(runs / "report")]) == 0
             pages[name] = runs / "report" / "report.html"
         sizes = {name: page.stat().st_size for name, page in pages.items()}
         driver = start_chromium(root / "profile")

@@ -90,7 +90,7 @@ def tools(folder: Path, work: Path) -> dict[str, list[str]]:
     return {
         "uta-summary": [str(bin_dir / "uta-summary"), str(folder)],
         "uta-gate": [str(bin_dir / "uta-gate"), str(folder), "--rules", str(rules)],
-        "uta-report": [str(bin_dir / "uta-report"), str(folder), "--out", str(work / "report")],
+        "uta-report": [str(bin_dir / "uta-report"), str(folder), "--output_path", str(work / "report")],
     }
 
 

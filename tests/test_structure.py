@@ -55,6 +55,33 @@ def test_readme_fits_two_screens_and_links_only_to_pages_that_exist():
     assert [p for p in pages if p.removeprefix("docs/") not in nav] == [], "every page the README names is in the nav"
 
 
+def _nav_pages(entries: list) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for entry in entries:
+        for title, target in entry.items():
+            out += _nav_pages(target) if isinstance(target, list) else [(title, f"docs/{target}")]
+    return out
+
+
+def test_readme_manual_table_is_the_mkdocs_nav():
+    import yaml
+
+    nav = _nav_pages(yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"])
+    text = (ROOT / "README.md").read_text()
+    table = text.split("| page | what it answers |\n", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| \[([^\]]+)\]\((docs/[\w\-]+\.md)\) \|", table, re.M)
+    assert len(rows) == len(table.splitlines()) - 1, "each row of the README's manual table is one page link"
+    assert rows == nav, "the README's manual table lists the pages of mkdocs.yml's nav, same titles, same order"
+
+
+def test_contributing_lists_every_import_contract():
+    contracts = re.findall(r"^\[importlinter:contract:([\w\-]+)\]", (ROOT / ".importlinter").read_text(), re.M)
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    section = text.split("### Import contracts\n", 1)[1].split("\n| layer | place |", 1)[0]
+    listed = re.findall(r"^- \*\*([\w\-]+)\*\*:", section, re.M)
+    assert sorted(listed) == sorted(contracts), "CONTRIBUTING.md's import contracts are those of .importlinter, by id"
+
+
 def _literal_check():
     import importlib.util
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import textwrap
 from typing import NoReturn
 
 from uta_tasks import TASKS_DIR
@@ -22,18 +23,14 @@ from uta_tasks import lm_eval_compat as compat
 from uta_tasks.judge.redact import RedactingStream, install_log_redaction, redact_config
 
 HELP_FLAGS = frozenset({"-h", "--help"})
-# What uta adds to lm-eval's command line; the --plan flags are listed from the plan's own parser.
+# What uta adds to lm-eval's command line; the task names come from the code that makes them
+# ({tasks}) and the --plan flags from the plan's own parser ({plan_flags}).
 USES = """\
 uta-eval: lm-eval's command line with the uta tasks already visible. Every lm-eval flag
 passes through; lm-eval's own help follows this section.
 
 What uta adds:
-  --tasks uta               the 15 probe tasks (five benchmarks, each plain, _trunc and
-                            _question); also uta_base, uta_trunc, uta_question, uta_<benchmark>_all
-                            and each task alone (uta-eval ls tasks lists them)
-  --tasks uta:NAME          wrap lm-eval's generation task NAME as a probe family
-                            (uta_NAME, uta_NAME_trunc, uta_NAME_question), checked before any
-                            model loads; python -m uta_tasks wrap NAME --out DIR writes its YAML
+{tasks}
   --metadata '{"key": value}'
                             the probe's, data sets' and judge's settings (judge_model,
                             judge_base_url, user_max_gen_toks, ...), each with its default and
@@ -45,6 +42,7 @@ What uta adds:
 {plan_flags}
   uta-eval --plan --help    the same flags in the plan's own help
 """
+_FLAG_COLUMN = 28
 
 
 def install() -> None:
@@ -67,9 +65,38 @@ def expand_wrapped_tasks() -> None:
         compat.add_include_path(folder)
 
 
+def _entry(flag: str, text: str) -> str:
+    return textwrap.fill(text, width=96, initial_indent=f"  {flag:<{_FLAG_COLUMN - 2}}",
+                         subsequent_indent=" " * _FLAG_COLUMN, break_on_hyphens=False)
+
+
+def _and(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def task_uses() -> str:
+    """The help's ``--tasks uta`` and ``--tasks uta:NAME`` entries, with the names and the count of
+    the code that makes them (:mod:`uta_tasks.tasks.generate`, :mod:`uta_tasks.wrap.names`)."""
+    from uta_tasks.schema.output import PERTURBATIONS
+    from uta_tasks.tasks import generate
+    from uta_tasks.wrap import names
+
+    variants = [suffix or "plain" for suffix in generate.SUFFIXES.values()]
+    groups = [*generate.perturbation_groups(), generate.family_group("<benchmark>")]
+    paper = (f"the {len(generate.paper_tasks())} probe tasks ({len(generate.SELF_GENERATED)} benchmarks, each "
+             f"{_and(variants)}); also {', '.join(groups)} and each task alone (uta-eval ls tasks lists them)")
+    wrapped = [names.task_name("NAME", p) for p in PERTURBATIONS]
+    wrap = (f"wrap lm-eval's generation task NAME as a probe family ({', '.join(wrapped)}, the group "
+            f"{names.family_group('NAME')}), checked before any model loads; "
+            "python -m uta_tasks wrap NAME --out DIR writes its YAML")
+    return "\n".join([_entry(f"--tasks {generate.PAPER_GROUP}", paper),
+                      _entry(f"--tasks {names.CLI_PREFIX}NAME", wrap)])
+
+
 def uses() -> str:
-    """What ``uta-eval --help`` says before lm-eval's help: the tasks, ``uta:NAME``, the
-    settings page and ``--plan`` with its flags (read from :func:`uta_tasks.apps.plan.parser`)."""
+    """What ``uta-eval --help`` says before lm-eval's help: the tasks (:func:`task_uses`),
+    ``uta:NAME``, the settings page and ``--plan`` with its flags (read from
+    :func:`uta_tasks.apps.plan.parser`)."""
     from uta_tasks.apps.plan import parser
 
     lines = []
@@ -78,7 +105,7 @@ def uses() -> str:
         if names:
             metavar = f" {action.metavar}" if action.metavar else (" N" if action.nargs != 0 else "")
             lines.append(f"    {names[0] + metavar:<24}{action.help}")
-    return USES.replace("{plan_flags}", "\n".join(lines))
+    return USES.replace("{tasks}", task_uses()).replace("{plan_flags}", "\n".join(lines))
 
 
 def refuse(message: str) -> NoReturn:

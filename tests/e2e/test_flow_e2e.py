@@ -96,7 +96,7 @@ def test_generate_then_judge_later_summary_gate_report_agreement(hf_lm, smollm2_
     # 5. uta-report on both folders: the headline rate of each is its verdicts' rate
     for name, folder in (("live", live), ("judged", judged)):
         out = tmp_path / f"report-{name}"
-        assert report_main([str(folder), "--out", str(out), "--iterations", "200"]) == 0
+        assert report_main([str(folder), "--output_path", str(out), "--iterations", "200"]) == 0
         html = (out / "report.html").read_text()
         figures = sorted((out / "figures").glob("*.svg"))
         assert len(figures) >= 2

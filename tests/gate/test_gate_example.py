@@ -33,7 +33,7 @@ def test_workflow_runs_gates_reports_and_uploads():
     gate = gate_parser().parse_args(commands["uta-gate"])
     assert gate.candidate == "out/candidate" and gate.baseline and str(gate.markdown) == "out/gate.md"
     report = report_parser().parse_args(commands["uta-report"])
-    assert report.folders[0] == "out/candidate" and report.out == "out/report"
+    assert report.folders[0] == "out/candidate" and report.output_path == "out/report"
     steps = workflow["jobs"]["gate"]["steps"]
     assert any(s.get("uses", "").startswith("actions/upload-artifact") for s in steps)
     assert any("GITHUB_STEP_SUMMARY" in s.get("run", "") for s in steps)

@@ -113,7 +113,7 @@ def test_the_report_recomputes_a_stale_summary_too(
     assert summary_main([str(run)]) == 0
     _not_genuine(_samples(run))
     caplog.set_level(logging.WARNING)
-    assert report_main([str(run), "--out", str(tmp_path / "report")]) == 0
+    assert report_main([str(run), "--output_path", str(tmp_path / "report")]) == 0
     assert any("is stale" in r.getMessage() for r in caplog.records)
     summary = json.loads((run / "summary.json").read_text())
     assert summary["tasks"]["uta_gsm8k"]["metrics"]["genuine_followup"]["value"] == 0.0

@@ -65,14 +65,14 @@ def test_vllm_runs_in_bfloat16_only_where_the_cpu_computes_it(tmp_path: Path) ->
         path.write_text("processor\t: 0\n" + text)
         assert cpu_dtype(cpu_flags(path)) == dtype, text
     assert cpu_flags(tmp_path / "missing") == frozenset() and cpu_dtype(frozenset()) == "float32"
-    args = _args("--limit", "1", "--output-path", str(tmp_path))
+    args = _args("--limit", "1", "--output_path", str(tmp_path))
     judge = quickstart.Judge("local", "smollm2-135m-instruct", "http://127.0.0.1:9/v1", quickstart.LOCAL_JUDGE_SETTINGS)
     command = quickstart.lm_eval_command(args, Path("/models/smol"), judge, python="python")
     assert f"dtype={cpu_dtype()}," in command[command.index("--model_args") + 1]
 
 
 def test_lm_eval_command_is_the_documented_one(tmp_path: Path) -> None:
-    args = _args("--limit", "3", "--output-path", str(tmp_path))
+    args = _args("--limit", "3", "--output_path", str(tmp_path))
     judge = quickstart.Judge("local", "smollm2-135m-instruct", "http://127.0.0.1:9/v1", quickstart.LOCAL_JUDGE_SETTINGS)
     command = quickstart.lm_eval_command(args, Path("/models/smol"), judge, python="python")
     assert command[:4] == ["python", "-m", "lm_eval", "run"]

@@ -75,7 +75,7 @@ def test_every_console_script_runs_on_a_plain_install(plain_wheel_venv: WheelVen
                      "  - {task: uta_gsm8k_trunc, metric: genuine_followup, max_drop: 0}\n")
     assert "gate PASSED" in run("uta-gate", str(judged), "--rules", str(rules), "--baseline", str(judged))
 
-    printed = run("uta-report", str(judged), "--out", str(tmp_path / "report"), "--iterations", "200").split()
+    printed = run("uta-report", str(judged), "--output_path", str(tmp_path / "report"), "--iterations", "200").split()
     html = Path(printed[0]).read_text()
     svgs = [Path(p) for p in printed if p.endswith(".svg")]
     assert svgs and html.count("<svg") == sum(p.read_text().count("<svg") for p in svgs)  # paper panels nest <svg>

@@ -128,7 +128,7 @@ def runnable_here(cmd: Command, folder: Path) -> bool:
               or a.startswith("out/")]
     reads = [a for a in inputs if a.startswith("out/")]
     previous = dict(zip(args, args[1:]))
-    written = {previous.get(flag) for flag in ("--out", "--json", "--junit", "--markdown")}
+    written = {previous.get(flag) for flag in ("--output_path", "--json", "--junit", "--markdown")}
     return all((folder / a).exists() for a in reads if a not in written)
 
 

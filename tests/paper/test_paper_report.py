@@ -30,7 +30,7 @@ def paper_runs(tmp_path_factory) -> list[Path]:
 @pytest.fixture(scope="module")
 def report(paper_runs, tmp_path_factory) -> dict[str, list[list[str]]]:
     out = tmp_path_factory.mktemp("paper-report")
-    assert report_main([*map(str, paper_runs), "--out", str(out), "--iterations", "200"]) == 0
+    assert report_main([*map(str, paper_runs), "--output_path", str(out), "--iterations", "200"]) == 0
     return _tables(out / "report.html")
 
 
@@ -71,7 +71,7 @@ def test_reference_check_shows_every_matched_cell_inside(report):
 
 def test_family_override_and_sections_without_data_are_left_out(paper_runs, tmp_path):
     qwen_t0 = paper_runs[0]
-    assert report_main([str(qwen_t0), "--out", str(tmp_path), "--family", "Qwen/Qwen3.5-27B=my-family"]) == 0
+    assert report_main([str(qwen_t0), "--output_path", str(tmp_path), "--family", "Qwen/Qwen3.5-27B=my-family"]) == 0
     tables = _tables(tmp_path / "report.html")
     assert "table-paper-table1-trunc" not in tables and "table-paper-table4" not in tables
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
@@ -82,7 +82,7 @@ def test_family_override_and_sections_without_data_are_left_out(paper_runs, tmp_
 @pytest.fixture(scope="module")
 def report_dir(paper_runs, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("paper-figures")
-    assert report_main([*map(str, paper_runs), "--out", str(out), "--iterations", "200"]) == 0
+    assert report_main([*map(str, paper_runs), "--output_path", str(out), "--iterations", "200"]) == 0
     return out
 
 

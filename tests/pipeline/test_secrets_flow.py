@@ -68,7 +68,7 @@ def test_no_secret_reaches_any_output_stdout_stderr_or_log(scripted, judge_serve
     assert gate_main([str(judged), "--rules", str(rules), "--baseline", str(tmp_path / "run"), "--json",
                       str(gate / "gate.json"), "--junit", str(gate / "gate.xml"), "--markdown",
                       str(gate / "gate.md")]) == 0
-    assert report_main([str(judged), str(tmp_path / "run"), "--out", str(tmp_path / "report")]) == 0
+    assert report_main([str(judged), str(tmp_path / "run"), "--output_path", str(tmp_path / "report")]) == 0
     db = tmp_path / "annotations.sqlite"
     size = prepare_packet(db, [str(judged)], n=4, seed=0, allocation="proportional", kinds=["verdict"])
     with AnnotationDB(db) as store:

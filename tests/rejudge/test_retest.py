@@ -105,11 +105,11 @@ def test_report_lists_differences_within_the_judge_noise(tmp_path: Path) -> None
 
     out = tmp_path / "report"
     run = _run(tmp_path)
-    assert main([str(run), "--out", str(out), "--retest", str(_retest_file(tmp_path, 0.05))]) == 0
+    assert main([str(run), "--output_path", str(out), "--retest", str(_retest_file(tmp_path, 0.05))]) == 0
     md = (out / "report.md").read_text()
     assert "### Judge test-retest" in md and "### Differences within the judge's noise" in md
     section = md.split("### Differences within the judge's noise")[1]
     assert "| org/model-a | 0 | uta_gsm8k_trunc | 3.0 | 5.0 |" in section
     quiet = tmp_path / "quiet"
-    assert main([str(run), "--out", str(quiet), "--retest", str(_retest_file(tmp_path, 0.02))]) == 0
+    assert main([str(run), "--output_path", str(quiet), "--retest", str(_retest_file(tmp_path, 0.02))]) == 0
     assert "Differences within the judge's noise" not in (quiet / "report.md").read_text()

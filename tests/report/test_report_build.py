@@ -157,8 +157,8 @@ def test_hostile_sample_text_cannot_end_the_script(tmp_path):
 
 def test_uta_report_command(tmp_path, capsys):
     folders = write_report_runs(tmp_path / "runs")
-    assert report_main([str(folders[0]), "--out", str(tmp_path / "o"), "--iterations", "200"]) == 0
+    assert report_main([str(folders[0]), "--output_path", str(tmp_path / "o"), "--iterations", "200"]) == 0
     printed = capsys.readouterr().out.split()
     assert printed[0].endswith("report.html") and any(p.endswith("headline.svg") for p in printed)
-    assert report_main([str(tmp_path / "none"), "--out", str(tmp_path / "o2")]) == 2
+    assert report_main([str(tmp_path / "none"), "--output_path", str(tmp_path / "o2")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -36,7 +36,7 @@ def test_a_50_mb_user_turn_keeps_the_report_and_the_packet_within_their_bound(tm
     turn = _with_huge_turn(scored_run(huge, judge_meta(), {"uta_gsm8k": 4}))
     sizes = {}
     for runs in (ordinary, huge):
-        assert report_main([str(runs), "--out", str(runs / "report")]) == 0
+        assert report_main([str(runs), "--output_path", str(runs / "report")]) == 0
         sizes[runs.name] = (runs / "report" / "report.html").stat().st_size
     html = (huge / "report" / "report.html").read_text(encoding="utf-8")
     # the turn is shown twice (the turn, and inside the judge prompt shown as sent), each cut

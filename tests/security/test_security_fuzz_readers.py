@@ -147,7 +147,7 @@ def _commands(judge_meta: Callable[..., dict[str, Any]]) -> dict[str, Callable[[
     return {
         "uta-summary": lambda runs, out: summary_main([str(runs)]),
         "uta-gate": _gate,
-        "uta-report": lambda runs, out: report_main([str(runs), "--out", str(out / "report")]),
+        "uta-report": lambda runs, out: report_main([str(runs), "--output_path", str(out / "report")]),
         "uta-annotate": _annotate_loading,
         "uta-rejudge": lambda runs, out: rejudge_main(
             [str(runs), "--metadata", json.dumps(judge_meta()), "--output_path", str(out / "rejudged"),

@@ -113,7 +113,7 @@ def test_the_hostile_report_runs_no_payload_and_its_own_script_under_its_csp(tmp
 
     runs = tmp_path / "runs"
     hostile_run(runs, judge_meta())
-    assert report_main([str(runs), "--out", str(tmp_path / "report")]) == 0
+    assert report_main([str(runs), "--output_path", str(tmp_path / "report")]) == 0
     page = tmp_path / "report" / "report.html"
     assert "Content-Security-Policy" in page.read_text(encoding="utf-8")
     driver = start_chromium(tmp_path / "profile")

@@ -93,11 +93,11 @@ def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys,
     # uta-report: an earlier report stays whole when a run fails half-way (its files may not grow)
     report = tmp_path / "report"
     planted = _plant(report, "report.html", "report.md")
-    failed = _run_limited([str(runs), "--out", str(report)], limit=20_000)
+    failed = _run_limited([str(runs), "--output_path", str(report)], limit=20_000)
     assert failed.returncode != 0, failed.stdout
     assert {path: path.read_bytes() for path in planted} == planted
     assert not [p.name for p in report.iterdir() if p.name.startswith(".")]  # no temporary file left
-    assert report_main([str(runs), "--out", str(report)]) == 0
+    assert report_main([str(runs), "--output_path", str(report)]) == 0
     html = (report / "report.html").read_text(encoding="utf-8")
     assert "GOOD EARLIER" not in html
     cut = f"[... {len(BIG) - MAX_SHOWN_CHARS:,}"[:-3]  # the 1 MB turn (and its tail): bounded, with a note

@@ -94,7 +94,10 @@ def test_the_leaks_of_issue_44_are_masked_and_harmless_values_kept() -> None:
 
 
 def test_the_names_the_package_and_lm_eval_write_are_not_secret() -> None:
-    from lm_eval.api.task import TaskConfig
+    try:
+        from lm_eval.config.task import TaskConfig  # lm-eval 0.5
+    except ImportError:
+        from lm_eval.api.task import TaskConfig  # lm-eval 0.4.13
 
     from uta_tasks.judge.settings import SETTING_KEYS
     from uta_tasks.metrics.table import PROBE_METRICS

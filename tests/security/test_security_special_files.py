@@ -56,7 +56,7 @@ def _commands(run: Path, out: Path) -> dict[str, list[str]]:
     return {
         "uta-summary": ["uta_tasks.apps.summary", str(run)],
         "uta-gate": ["uta_tasks.apps.gate.cli", str(run), "--rules", str(rules), "--junit", str(out / "gate.xml")],
-        "uta-report": ["uta_tasks.apps.report.cli", str(run), "--out", str(out / "report")],
+        "uta-report": ["uta_tasks.apps.report.cli", str(run), "--output_path", str(out / "report")],
         "uta-rejudge": ["uta_tasks.apps.rejudge.cli", str(run), "--metadata", json.dumps(JUDGE),
                         "--output_path", str(out / "rejudged")],
         "uta-agreement": ["uta_tasks.apps.agreement.cli", f"a={run}", f"b={run}"],

@@ -79,7 +79,7 @@ def _commands(folder: Path, out: Path) -> dict[str, Callable[[], int]]:
     return {
         "uta-summary": lambda: summary_main([str(folder)]),
         "uta-gate": lambda: gate_main([str(folder), "--rules", str(rules), "--junit", str(out / "gate.xml")]),
-        "uta-report": lambda: report_main([str(folder), "--out", str(out / "report")]),
+        "uta-report": lambda: report_main([str(folder), "--output_path", str(out / "report")]),
         "uta-rejudge": lambda: rejudge_main([str(folder), "--metadata", json.dumps(JUDGE),
                                              "--output_path", str(out / "rejudged")]),
         "uta-agreement": lambda: agreement_main([f"a={folder}", f"b={folder}"]),

@@ -2,7 +2,11 @@
 
 ``my_task`` and ``my_task_b`` are short arithmetic questions in a local JSONL file, generated
 with lm-eval's completion-style stop strings (``until: ["\\n\\n", "Question:"]``) and scored
-by the last number of the response (so where the response is cut decides the score);
+by the last number of the response (so where the response is cut decides the score), with
+gsm8k's ``regexes_to_ignore`` (``,``): lm-eval 0.5 reads a target made only of digits as an
+int (``_coerce_target``), and its ``exact_match`` compares a string with it as numpy does, never
+equal, unless the metric first turns both into strings, as a regex to ignore does (a bare
+``exact_match`` on a digit-only target scores 0 under lm-eval 0.5's own run of the task);
 ``my_group`` holds both and aggregates their accuracy, weighted by size, as leaderboard
 groups do.
 """
@@ -59,7 +63,7 @@ metric_list:
   - metric: exact_match
     aggregation: mean
     higher_is_better: true
-metadata:
+{ignore}metadata:
   version: 2.0
 """
 
@@ -77,17 +81,20 @@ metadata:
 """
 
 
-def write_tasks(folder: Path, split: int = 7) -> Path:
+def write_tasks(folder: Path, split: int = 7, regexes_to_ignore: tuple[str, ...] = (",",)) -> Path:
     """Write ``my_task`` (the first ``split`` problems), ``my_task_b`` (the rest) and ``my_group``.
 
     Args:
         folder: where (created).
         split: how many problems ``my_task`` gets.
+        regexes_to_ignore: the ``exact_match`` option (none: a bare ``exact_match``).
     """
+    ignore = f"    regexes_to_ignore: {json.dumps(list(regexes_to_ignore))}\n" if regexes_to_ignore else ""
     folder.mkdir(parents=True, exist_ok=True)
     for name, part in (("my_task", PROBLEMS[:split]), ("my_task_b", PROBLEMS[split:])):
         data = folder / f"{name}.jsonl"
         data.write_text("".join(json.dumps({"question": q, "answer": a}) + "\n" for q, a in part))
-        (folder / f"{name}.yaml").write_text(_TASK.format(name=name, data=data, description=DESCRIPTION))
+        (folder / f"{name}.yaml").write_text(_TASK.format(name=name, data=data, description=DESCRIPTION,
+                                                                     ignore=ignore))
     (folder / "my_group.yaml").write_text(_GROUP)
     return folder

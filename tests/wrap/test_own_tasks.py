@@ -108,3 +108,22 @@ def test_the_wrapped_folder_alone_runs_under_lm_eval(own, tmp_path):
     assert per_task == {"my_task": pytest.approx(5 / 7), "my_task_b": pytest.approx(4 / 5)}
     group = results["groups"]["uta_wrap_my_group"]
     assert group[metric] == pytest.approx(9 / 12)  # weighted by size, as the source group
+
+
+def test_an_answer_scores_as_lm_evals_own_run_of_the_source_task(tmp_path):
+    """The wrapped score of an answer is the source task's score of it in lm-eval's own run, on
+    either lm-eval: with a bare ``exact_match`` and digit-only targets too (lm-eval 0.5 reads such
+    a target as an int and scores every answer 0; 0.4.13 compares the strings)."""
+    from scripted_lm import ScriptedLM, load_tokenizer
+
+    from uta_tasks.lm_eval_compat import source_tasks
+
+    bare = write_tasks(tmp_path / "bare", regexes_to_ignore=())
+    answer = "It is 7."
+    plain = evaluate(ScriptedLM(load_tokenizer("smollm2"), lambda prompt, gen_kwargs: answer), ["my_task"],
+                     include=(bare,))
+    theirs = [float(sample["exact_match"]) for sample in plain["samples"]["my_task"]]
+    task = source_tasks.build("my_task", {}, (str(bare),))
+    ours = [float(source_tasks.score(task, doc, answer)[("exact_match", "last-number")])
+            for doc in source_tasks.eval_docs(task)]
+    assert ours == theirs and len(ours) == 7

@@ -25,6 +25,10 @@ def answers_the_doubling_right(prompt: str, gen_kwargs: dict) -> str:
 
 @pytest.fixture()
 def wrapped(tmp_path):
+    from uta_tasks.lm_eval_compat.source_tasks import lookup
+
+    if lookup("cruxeval_output") is None:
+        pytest.skip("the installed lm-eval ships no cruxeval_output (0.5.0.dev1 does not)")
     write(tmp_path, plan(["cruxeval_output"]), {})
     return tmp_path
 

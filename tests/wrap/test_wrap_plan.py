@@ -69,6 +69,10 @@ def test_uta_eval_expands_uta_names_into_wrapped_groups():
 
 @pytest.mark.parametrize("task", ["humaneval", "mbpp", "cruxeval_output"])
 def test_a_code_task_needs_lm_evals_confirmation(task):
+    from uta_tasks.lm_eval_compat.source_tasks import lookup
+
+    if lookup(task) is None:
+        pytest.skip(f"the installed lm-eval ships no {task} (0.5.0.dev1 has no cruxeval_output)")
     with pytest.raises(WrapError, match="--confirm_run_unsafe_code"):
         expand_argv(["run", "--tasks", f"uta:{task}"])
     argv, folder = expand_argv(["run", "--tasks", f"uta:{task}", "--confirm_run_unsafe_code"])

@@ -42,8 +42,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--tasks", default=DEFAULT_TASKS, help="comma-separated uta tasks (default: %(default)s)")
     parser.add_argument("--limit", type=int, default=5, help="documents per task (default: %(default)s)")
-    parser.add_argument("--output-path", type=Path, default=Path("out/quickstart"),
+    parser.add_argument("--output_path", type=Path, default=Path("out/quickstart"),
                         help="lm-eval --output_path; results, samples and the judge log go here (default: %(default)s)")
+    # the former spelling, a hidden alias
+    parser.add_argument("--output-path", type=Path, dest="output_path", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--backend", choices=("vllm", "hf"), default="vllm", help="lm-eval --model (default: %(default)s)")
     parser.add_argument("--model-dir", type=Path, default=None,
                         help="Hugging Face model directory (default: the embedded SmolLM2, prepared if missing)")

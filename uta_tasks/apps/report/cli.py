@@ -1,6 +1,6 @@
 """``uta-report``: a self-contained HTML report (plus SVG figures and Markdown) of one or more runs.
 
-    uta-report out/run_t0 out/run_t07 --out report/
+    uta-report out/run_t0 out/run_t07 --output_path report/
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="uta-report", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("folders", nargs="+", help="lm-eval --output_path folders (any mix of models, temperatures, tasks)")
-    p.add_argument("--out", required=True, help="folder for report.html, report.md and figures/")
+    out = p.add_mutually_exclusive_group(required=True)
+    out.add_argument("--output_path", help="folder for report.html, report.md and figures/")
+    out.add_argument("--out", dest="output_path", help=argparse.SUPPRESS)  # the former spelling, a hidden alias
     p.add_argument("--title", default="User-turn probe report", help="page title")
     p.add_argument("--max-samples", type=int, default=100, help="docs per task in the sample browser (default 100)")
     p.add_argument("--family", action="append", default=[], metavar="MODEL=FAMILY",
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     install_log_redaction()  # no credential in any log line, the HTTP client's included
     args = parser().parse_args(argv)
     try:
-        files = build_report(args.folders, args.out, title=args.title, max_samples=args.max_samples,
+        files = build_report(args.folders, args.output_path, title=args.title, max_samples=args.max_samples,
                              settings=EstimateSettings.from_args(args), calibration=args.calibration,
                              retest=args.retest, families=parse_families(args.family), tolerance_pp=args.tolerance)
     except (OSError, ValueError) as exc:
