@@ -7,11 +7,17 @@ stops the whole group when the block ends, also on errors and Ctrl-C.
 
 The port is chosen here and bound by the server some seconds later (after its imports),
 and vLLM's engine picks ports of its own the same way; on a busy machine another
-process can take one meanwhile. A server that exits with ``Address already in use``
-before it is healthy is started again on a fresh port, up to :data:`PORT_ATTEMPTS`
-times in all, when ``port`` is not given and the block waits for it (``wait=True``);
-with ``wait=False`` its URL is already in the caller's hands, and the exit is reported
-by :meth:`VllmServer.check_running`.
+process can take one meanwhile. Two defences:
+
+- on Linux the chosen port is held until the block ends by a socket bound to it with
+  ``SO_REUSEADDR`` and not listening (:func:`_hold`): the kernel then gives it to no
+  ``bind`` to port 0 and no outgoing connection, and a plain ``bind`` of it fails, while
+  vLLM, which sets ``SO_REUSEADDR`` on its own socket, binds and listens on it;
+- a server that exits with ``Address already in use`` before it is healthy (an engine
+  port, or the port on another system) is started again on a fresh port, up to
+  :data:`PORT_ATTEMPTS` times in all, when ``port`` is not given and the block waits
+  for it (``wait=True``); with ``wait=False`` its URL is already in the caller's hands,
+  and the exit is reported by :meth:`VllmServer.check_running`.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import contextlib
 import logging
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -140,8 +147,10 @@ def vllm_server(
     name = served_name or str(model)
     deadline = time.monotonic() + ready_timeout
     attempts = PORT_ATTEMPTS if wait and not port else 1
+    held: socket.socket | None = None
     for attempt in range(1, attempts + 1):
         chosen = port or free_port()
+        held = None if port else _hold(chosen)
         log.info("starting vllm serve on 127.0.0.1:%d (log %s)", chosen, log_path)
         with open(log_path, "ab") as sink:
             log_start = sink.tell()
@@ -157,16 +166,40 @@ def vllm_server(
                     log.warning("vllm serve could not bind a port (address already in use; attempt %d of %d): "
                                 "starting it again on a fresh port", attempt, attempts)
                     stop_group(process)  # what is left of its group
+                    _release(held)
                     continue
                 server.check_running()
         except BaseException:
             stop_group(process)
+            _release(held)
             raise
         break
     try:
         yield server
     finally:
         stop_group(process)
+        _release(held)
+
+
+def _hold(port: int) -> socket.socket | None:
+    """On Linux, a socket bound to ``port`` on 127.0.0.1 with ``SO_REUSEADDR``, not
+    listening (see the module docstring); None elsewhere (BSD's ``SO_REUSEADDR`` would keep
+    vLLM off the port too) or when the port is taken already."""
+    if not sys.platform.startswith("linux"):
+        return None
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def _release(held: socket.socket | None) -> None:
+    if held is not None:
+        held.close()
 
 
 def _became_healthy(server: VllmServer, deadline: float, ready_timeout: float) -> bool:
