@@ -42,7 +42,7 @@ from typing import Any
 import openai
 from judge_throughput import BASE_SETTINGS, FaultConfig, make_items, retry_after_arg, simulated_api
 
-from uta_tasks.judge import JudgeSettings, judge_all
+from uta_tasks.judge import JudgeSettings, judge_all, transport
 from uta_tasks.judge.concurrency import OK, OVERLOAD, AdaptiveLimit, Slot
 
 STEP = 0.002  # seconds per sample of the capacity split
@@ -187,12 +187,15 @@ def timeline(trace: Trace, start: float, end: float, bucket: float, items: int) 
 
 @contextmanager
 def httpx_transport() -> Iterator[None]:
-    """The judge's client on httpx's default transport for the duration (the baseline of ``--compare-httpx``)."""
+    """The judge's client on httpx's default transport for the duration (the baseline of ``--compare-httpx``).
+    The process's judge clients are closed on the way in and out, so that each side makes its own."""
     aiohttp_client = openai.DefaultAioHttpClient
+    transport.shutdown()
     openai.DefaultAioHttpClient = openai.DefaultAsyncHttpxClient  # type: ignore[misc]
     try:
         yield
     finally:
+        transport.shutdown()
         openai.DefaultAioHttpClient = aiohttp_client  # type: ignore[misc]
 
 

@@ -66,6 +66,18 @@ def _lm_eval_tasks_indexed_once():
 
 
 @pytest.fixture(autouse=True)
+def _judge_clients_closed_after_each_test():
+    """The judge's process-wide clients (uta_tasks/judge/transport.py) are closed after each
+    test, so that none carries its endpoint, key or connections into the next."""
+    yield
+    import sys
+
+    transport = sys.modules.get("uta_tasks.judge.transport")
+    if transport is not None:
+        transport.shutdown()
+
+
+@pytest.fixture(autouse=True)
 def _clean_judge_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No judge setting or API key leaks into a test from the developer's environment."""
     for name in list(os.environ):

@@ -1,7 +1,7 @@
 """Item 5: the local llama-server launcher names the served model after its GGUF file, so
 two different models are never served (and cached) under one name. A stand-in
-``llama-server`` executable (found through ``UTA_LLAMA_SERVER``) records its arguments
-and answers ``/health`` and ``/v1/models`` on 127.0.0.1, so this runs in a second."""
+``llama-server`` executable (found through ``UTA_LLAMA_SERVER``) records its arguments,
+binds the port it is given (0: one the system chooses) and logs it as llama-server does, and answers ``/health`` and ``/v1/models`` on 127.0.0.1, so this runs in a second."""
 
 from __future__ import annotations
 
@@ -35,7 +35,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-http.server.HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+server = http.server.HTTPServer(("127.0.0.1", port), Handler)
+print(f"listening on http://127.0.0.1:{{server.server_port}}", flush=True)  # as llama-server logs it
+server.serve_forever()
 """
 
 

@@ -30,8 +30,10 @@ retries. Once the budget is spent, rate-limited answers count as ordinary retrya
 failures. ``judge_rate_limit_wait=0`` restores the old behaviour.
 
 The HTTP transport is aiohttp, through the SDK's own ``DefaultAioHttpClient`` (the
-``openai[aiohttp]`` extra): the same requests, but about 1.0 ms of client CPU per
-request instead of 1.7-1.9 ms through httpx's default pool (``perf/judge_timeline.py``).
+``openai[aiohttp]`` extra; one client per endpoint for the whole process, and no TLS
+context for an ``http://`` URL: :mod:`.transport`): the same requests, but about 1.0 ms
+of client CPU per request instead of 1.7-1.9 ms through httpx's default pool
+(``perf/judge_timeline.py``).
 That CPU decides how long a slot the endpoint has freed stays empty when a window of
 answers comes back together. The SDK maps a connection the server dropped under that
 transport to a timeout; a "timeout" raised before ``judge_timeout`` has passed is
@@ -63,6 +65,7 @@ from .parse import ParsedVerdict, parse_reply
 from .redact import install_log_redaction, redact
 from .reply import read_completion
 from .settings import JudgeSettings
+from .transport import new_client
 from .urls import warn_key_transport
 
 log = logging.getLogger(__name__)
@@ -117,26 +120,25 @@ class JudgeClient:
 
     Args:
         settings: The judge settings.
+        sdk: The SDK client to send through, shared with other runs and closed by its
+            owner (:func:`.transport.shared_client`); None: one of its own, closed by
+            :meth:`close`.
     """
 
-    def __init__(self, settings: JudgeSettings) -> None:
+    def __init__(self, settings: JudgeSettings, sdk: openai.AsyncOpenAI | None = None) -> None:
         self.settings = settings
         self._secret = settings.api_key()
         install_log_redaction(self._secret)
         warn_key_transport(settings.base_url, settings.api_key_env, self._secret)
         self.params = RequestParams(settings)
         self.limit = AdaptiveLimit(settings.concurrency, settings.concurrency_max)
-        self._client = openai.AsyncOpenAI(
-            api_key=self._secret or "no-key",
-            base_url=settings.base_url,
-            max_retries=0,
-            timeout=settings.timeout,
-            http_client=openai.DefaultAioHttpClient(timeout=settings.timeout),
-        )
+        self._owned = sdk is None
+        self._client = sdk or new_client(settings.base_url, self._secret, settings.timeout)
 
     async def close(self) -> None:
-        """Release the HTTP connections."""
-        await self._client.close()
+        """Release the HTTP connections (of its own client; a shared one stays open)."""
+        if self._owned:
+            await self._client.close()
 
     async def judge(self, messages: list[dict[str, str]], key: str) -> CallOutcome:
         """Judge one prompt with retries.

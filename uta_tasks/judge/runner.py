@@ -6,10 +6,11 @@ or even a bug while handling one item, makes that item unjudged with its reason 
 leaves every other item alone. A cache that cannot be used costs only the cache (see
 :mod:`.persist`).
 
-:func:`judge_all` is synchronous. With no event loop in the calling thread it runs
-``asyncio.run``; when the calling thread already runs a loop (a notebook, an async
-harness) it runs the work in a fresh worker thread and blocks until it is done.
-Async callers can await :func:`ajudge_all` instead.
+:func:`judge_all` is synchronous: it runs the work on the judge's event loop, which
+lives in a thread of its own for the whole process (:mod:`.transport`: one HTTP client
+per endpoint for every judge run of the process), and blocks until it is done, whether
+or not the calling thread runs a loop (a notebook, an async harness). Async callers can
+await :func:`ajudge_all` instead.
 """
 
 from __future__ import annotations
@@ -17,12 +18,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from uta_tasks.schema import reasons
 
-from . import prelabel
+from . import prelabel, transport
 from .cache import cache_key
 from .claims import ItemClaims
 from .client import CallOutcome, JudgeClient
@@ -48,16 +48,22 @@ def judge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
     Returns:
         A :class:`JudgeRun` whose verdicts align with ``items``.
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(ajudge_all(items, settings))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="uta-judge") as pool:
-        return pool.submit(asyncio.run, ajudge_all(items, settings)).result()
+    return transport.run(_ajudge_all(items, settings))
 
 
 async def ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
-    """The async form of :func:`judge_all`.
+    """The async form of :func:`judge_all` (the work runs on the judge's loop; the
+    caller's loop stays free meanwhile).
+
+    Args:
+        items: The traces to judge.
+        settings: Judge settings.
+    """
+    return await transport.arun(_ajudge_all(items, settings))
+
+
+async def _ajudge_all(items: Sequence[JudgeItem], settings: JudgeSettings) -> JudgeRun:
+    """:func:`ajudge_all` on the judge's loop.
 
     With ``judge_prelabel`` on (and the judge on), the items a deterministic rule labels
     (:mod:`.prelabel`) get that verdict and are neither sent nor looked up in the cache.
@@ -142,8 +148,8 @@ async def _judge_pending(
     if waiting:
         log.info("judge: %d item(s) are being judged by another run sharing judge_cache=%r: waiting for their "
                  "verdicts (a claim of a stopped run expires after %.0f s)", len(waiting), settings.cache, claims.lease)
-    client = JudgeClient(settings)
     secret = settings.api_key()
+    client = JudgeClient(settings, transport.shared_client(settings.base_url, secret, settings.timeout))
 
     async def one(key: str) -> None:
         try:

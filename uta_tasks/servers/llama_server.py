@@ -16,6 +16,11 @@ The served model name (the alias, used as ``judge_model``) is the GGUF file's na
 without ``.gguf`` unless given, so two different files are never served, judged and
 cached under one name; the embedded SmolLM2 keeps :data:`MODEL_ALIAS`.
 
+Without ``port``, the server is started with ``--port 0``: it binds a port the system
+chooses, and the port is read back from the line it logs (``listening on
+http://127.0.0.1:PORT``), so no other process can take the port between its choice and
+the bind.
+
 The binary is found at ``$UTA_LLAMA_SERVER``, else
 ``${UTA_TOOLS_DIR:-~/.cache/uta-tasks/tools}/llama-server`` (where
 ``scripts/build_llama_server.sh`` installs it), else on ``PATH``. The process always
@@ -28,6 +33,7 @@ import argparse
 import contextlib
 import logging
 import os
+import re
 import shutil
 import signal
 import socket
@@ -47,6 +53,8 @@ log = logging.getLogger(__name__)
 
 MODEL_ALIAS = "smollm2-135m-instruct"
 _LOG_TAIL = 2000
+# What llama-server logs once its socket listens; the port it bound when given --port 0.
+_LISTENING = re.compile(rb"listening on http://127\.0\.0\.1:(\d+)")
 
 
 class LocalServer(str):
@@ -111,20 +119,38 @@ def default_alias(model_path: str | Path) -> str:
     return Path(model_path).name.removesuffix(".gguf") or MODEL_ALIAS
 
 
-def _wait_ready(process: subprocess.Popen, port: int, timeout: float, log_path: Path) -> None:
+def _wait_ready(process: subprocess.Popen, port: int, timeout: float, log_path: Path, log_start: int) -> int:
+    """Wait until the server answers ``/health`` with 200 and return its port; ``port`` 0:
+    the one it logs it listens on (in its log after byte ``log_start``: the file is appended to)."""
     deadline = time.monotonic() + timeout
-    url = f"http://127.0.0.1:{port}/health"
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise LocalServerError(f"llama-server exited with code {process.returncode}:\n{_tail(log_path)}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-            pass
+        port = port or _logged_port(log_path, log_start)
+        if port and _healthy(port):
+            return port
         time.sleep(0.2)
-    raise LocalServerError(f"llama-server not ready after {timeout:g}s:\n{_tail(log_path)}")
+    unknown = "" if port else " (it never logged `listening on http://127.0.0.1:PORT`: a build that takes no --port 0?)"
+    raise LocalServerError(f"llama-server not ready after {timeout:g}s{unknown}:\n{_tail(log_path)}")
+
+
+def _logged_port(log_path: Path, log_start: int) -> int:
+    """The port llama-server says it listens on (0 while it has not said so)."""
+    try:
+        with open(log_path, "rb") as log_file:
+            log_file.seek(log_start)
+            found = _LISTENING.search(log_file.read())
+    except OSError:
+        return 0
+    return int(found.group(1)) if found else 0
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
 
 
 def _tail(path: Path) -> str:
@@ -158,7 +184,7 @@ def llama_server(
     log_path: str | Path | None = None,
     port: int | None = None,
 ) -> Iterator[LocalServer]:
-    """Start llama-server on a free 127.0.0.1 port and yield its base URL (``.../v1``),
+    """Start llama-server on a 127.0.0.1 port and yield its base URL (``.../v1``),
     a :class:`LocalServer` string. The process is stopped when the context exits.
 
     On Linux the server also gets SIGTERM when the thread that started it ends
@@ -175,7 +201,7 @@ def llama_server(
         ready_timeout: Seconds to wait for ``/health`` to answer 200.
         extra_args: More llama-server arguments.
         log_path: Where the server's output goes (default: a temporary file, removed after).
-        port: The port (default: a free one).
+        port: The port (default: one the server chooses, read back; see the module docstring).
     """
     if model_path is None:
         from uta_tasks.embedded.smollm2 import gguf_path
@@ -184,22 +210,22 @@ def llama_server(
         alias = alias or MODEL_ALIAS
     alias = alias or default_alias(model_path)
     binary = find_binary()
-    port = port or free_port()
     own_log = log_path is None
     log_file = Path(log_path) if log_path else Path(tempfile.mkstemp(prefix="uta-llama-server-", suffix=".log")[1])
     command = [
-        str(binary), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port),
+        str(binary), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port or 0),
         "--alias", alias, "--parallel", str(parallel), "--ctx-size", str(ctx_size),
         "--threads", str(threads or default_threads()), "--no-webui", *extra_args,
     ]
     log.info("starting %s", " ".join(command))
     with open(log_file, "ab") as sink:
+        log_start = sink.tell()
         process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
             preexec_fn=die_with_parent,
         )
     try:
-        _wait_ready(process, port, ready_timeout, log_file)
+        port = _wait_ready(process, port or 0, ready_timeout, log_file, log_start)
         yield LocalServer(
             f"http://127.0.0.1:{port}/v1", pid=process.pid, port=port, model=alias, log_path=log_file
         )
