@@ -22,9 +22,20 @@ def test_only_the_compat_module_imports_lm_eval():
 def test_manual_metric_table_is_the_generated_one():
     from uta_tasks.metrics.table import markdown_table
 
-    text = (ROOT / "docs" / "metrics.md").read_text()
-    section = text.split("<!-- metrics:start -->\n", 1)[1].split("\n<!-- metrics:end -->", 1)[0]
-    assert section == markdown_table(), "docs/metrics.md metric table is stale: regenerate it from uta_tasks.metrics.table"
+    assert _generated("metrics.md", "metrics") == markdown_table(), "docs/metrics.md is stale: run python scripts/metric_docs.py"
+
+
+def _generated(page: str, marker: str) -> str:
+    text = (ROOT / "docs" / page).read_text()
+    return text.split(f"<!-- {marker}:start -->\n", 1)[1].split(f"\n<!-- {marker}:end -->", 1)[0]
+
+
+def test_report_page_lists_are_the_generated_ones():
+    from uta_tasks.apps.report.metric_tables import sections_markdown
+    from uta_tasks.runs.estimates import intervals_markdown
+
+    assert _generated("report.md", "report-sections") == sections_markdown(), "run: python scripts/metric_docs.py"
+    assert _generated("report.md", "intervals") == intervals_markdown(), "run: python scripts/metric_docs.py"
 
 
 def test_metric_table_decides_aggregation_and_direction():

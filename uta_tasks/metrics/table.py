@@ -257,6 +257,11 @@ def observed_metrics() -> tuple[str, ...]:
     return (output.ACCURACY, *(m.observed_as for m in PROBE_METRICS if m.units is not None))
 
 
+def summed_metrics() -> frozenset[str]:
+    """Every count (summed over docs, and over a group's tasks)."""
+    return frozenset(m.name for m in PROBE_METRICS if m.count)
+
+
 # ``pass_at_k: "1,4"`` adds genuine_pass_at_1 and genuine_pass_at_4.
 PASS_AT_PREFIX = "genuine_pass_at_"
 PASS_AT_ROW = ("`genuine_pass_at_<k>`", "nanmean", "yes",

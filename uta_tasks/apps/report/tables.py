@@ -5,8 +5,10 @@
 * labels: each label's share of judged turns per model and temperature (the paper's Table 6
   pools per family instead: :mod:`uta_tasks.apps.report.paper_sections`);
 * perturbations: base -> perturbed rate, difference with interval, share changed (Table 1);
-* temperatures: rate per temperature (Table 4, Figs. 1 right and 4), when several are given;
-* accuracy-conditioned rates; unjudged counts.
+* temperatures: rate per temperature (Table 4, Figs. 1 right and 4), when several are given.
+
+Every metric by task, a table per section, is generated from the metric table
+(:mod:`uta_tasks.apps.report.metric_tables`).
 
 The runs in the paper's own table layouts, and the check against its published cells, are
 in :mod:`uta_tasks.apps.report.paper_sections`.
@@ -166,38 +168,3 @@ def temperatures(data: ReportData) -> Table | None:
             if any(c != "—" for c in cells):
                 table.rows.append([model, b, *cells])
     return table
-
-
-def conditioned(data: ReportData) -> Table:
-    """Follow-up rate on docs answered correctly vs wrongly.
-
-    Args:
-        data: the report data.
-    """
-    table = Table("conditioned", "Accuracy-conditioned rates",
-                  "Genuine follow-up rate (%) on docs whose answer was correct / wrong, with the judged turns behind "
-                  "each.", ["model", "T", "task", "accuracy %", "rate | correct", "n correct", "rate | wrong",
-                            "n wrong"])
-    for row in data.rows:
-        c, w = row.metric(output.GENUINE_CORRECT), row.metric(output.GENUINE_WRONG)
-        table.rows.append([row.model, temp_text(row.temperature), row.task, percent(row.metric(output.ACCURACY).value),
-                           rate_cell(c), _n(c), rate_cell(w), _n(w)])
-    return table
-
-
-def unjudged(data: ReportData) -> Table:
-    """Unjudged verdicts per task: count, verdicts asked for, share.
-
-    Args:
-        data: the report data.
-    """
-    table = Table("unjudged", "Unjudged turns",
-                  "User turns without a valid verdict (left out of every rate), over all verdicts asked for "
-                  "(u, and u_ref for perturbed tasks).", ["model", "T", "task", "unjudged", "verdicts", "share %"])
-    for row in data.rows:
-        share = row.metric(output.UNJUDGED_SHARE)
-        count = row.metric(output.UNJUDGED).value
-        table.rows.append([row.model, temp_text(row.temperature), row.task,
-                           "—" if count is None else f"{count:g}", _n(share), rate_cell(share)])
-    return table
-
