@@ -327,6 +327,21 @@ def rows_of(names: Iterable[str]) -> list[MetricSpec]:
     return rows
 
 
+def higher_is_better(name: str) -> bool | None:
+    """A metric's direction by its row: a probe row's (or that of the count whose share it is,
+    ``unjudged_share``), True for ``accuracy``; None for a name of no row (a benchmark's own
+    accuracy metric, which the task's ``higher_is_better`` gives).
+
+    Args:
+        name: the metric's name.
+    """
+    if name == output.ACCURACY:
+        return True
+    for m in rows_of([name]) or [m for m in PROBE_METRICS if m.units is not None and m.observed_as == name]:
+        return m.higher_is_better
+    return None
+
+
 def lm_eval_doc_values(specs: list[MetricSpec], values: dict[str, Any]) -> dict[str, Any]:
     """One doc's values as lm-eval gets them: a rate that does not exist for the doc (NaN)
     is left out, so that lm-eval's ``mean`` runs over the docs that have one. A rate no doc
