@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from uta_tasks.cli import task_uses
-from uta_tasks.schema.output import PERTURBATIONS
+from uta_tasks.probe import perturbations
 from uta_tasks.tasks import generate
 from uta_tasks.wrap import names
 
@@ -35,6 +35,6 @@ def test_the_manual_states_the_size_of_uta_as_the_code_makes_it():
 def test_help_names_the_tasks_the_code_makes():
     text = " ".join(task_uses().split())
     assert f"the {len(generate.paper_tasks())} probe tasks ({len(generate.SELF_GENERATED)} benchmarks" in text
-    wrapped = [names.task_name("NAME", p) for p in PERTURBATIONS]
+    wrapped = [names.task_name("NAME", p) for p in perturbations.names()]
     assert f"({', '.join(wrapped)}, the group {names.family_group('NAME')})" in text
     assert all(group in text for group in generate.perturbation_groups())
