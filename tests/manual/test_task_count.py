@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("README.md", "docs/tasks.md", "docs/how-a-run-works.md", "uta_tasks/tasks/README.md")
 TASK_COUNT = re.compile(r"\b(\d+) self-generated (?:tasks|and)\b|`uta` \((\d+) tasks\)")
 BENCHMARK_COUNT = re.compile(r"\b(\d+) (?:self-generated )?benchmarks\b")
+PERTURBATION_COUNT = re.compile(r"the paper's (\d+) perturbations\b")
 
 
 def _counts(pattern: re.Pattern[str], text: str) -> list[int]:
@@ -24,12 +25,14 @@ def _counts(pattern: re.Pattern[str], text: str) -> list[int]:
 
 def test_the_manual_states_the_size_of_uta_as_the_code_makes_it():
     tasks, benchmarks = len(generate.paper_tasks()), len(generate.SELF_GENERATED)
+    perturbs = len(perturbations.paper_names())
     for page in PAGES:
         text = (ROOT / page).read_text()
         stated = _counts(TASK_COUNT, text)
         assert stated, f"{page} no longer states the size of the group uta: update PAGES"
         assert set(stated) == {tasks}, f"{page} says uta has {stated} tasks; the code makes {tasks}"
         assert set(_counts(BENCHMARK_COUNT, text)) <= {benchmarks}, f"{page}: the code has {benchmarks} benchmarks"
+        assert set(_counts(PERTURBATION_COUNT, text)) <= {perturbs}, f"{page}: the paper's group has {perturbs}"
 
 
 def test_help_names_the_tasks_the_code_makes():

@@ -105,10 +105,10 @@ def test_draws_are_the_same_in_another_process():
 
 
 def test_question_perturbation_appends_the_cue_of_the_chosen_pool():
-    out = perturbations.apply("question", "It is 4.", perturbations.Context(question="2+2?"))
+    out = perturbations.apply("question", "It is 4.", perturb.Context(question="2+2?"))
     assert out.text == f"It is 4. {out.cue}" and out.cue in perturb.question_pool("question_pool_v2")
     assert out.question_pool == "question_pool_v2" and out.truncation is None
-    old = perturbations.apply("question", "It is 4.", perturbations.Context(question="2+2?", pool="question_pool_v1"))
+    old = perturbations.apply("question", "It is 4.", perturb.Context(question="2+2?", pool="question_pool_v1"))
     assert old.cue == perturb.draw_cue("2+2?", pool="question_pool_v1") and old.cue in perturb.question_pool("question_pool_v1")
 
 
@@ -140,4 +140,4 @@ def test_unknown_pool_names_the_setting():
 
 def test_unknown_perturbation_is_rejected():
     with pytest.raises(ValueError, match="trunc"):
-        perturbations.apply("shuffle", "x", perturbations.Context(question="q"))
+        perturbations.apply("shuffle", "x", perturb.Context(question="q"))

@@ -71,6 +71,25 @@ class Perturbed:
                 "emptied": self.emptied}
 
 
+@dataclass(frozen=True)
+class Context:
+    """What a perturbation function may read besides the text it perturbs.
+
+    Attributes:
+        question: the user turn q (seeds a reproducible draw, such as the ``question`` cue).
+        tokenizer: the model's tokenizer; None unless the registry entry says ``needs_tokenizer``.
+        seed: the ``question_seed`` setting.
+        pool: the ``question_pool`` setting.
+        truncate_scope: the ``truncate_scope`` setting (recorded by ``trunc``).
+    """
+
+    question: str
+    tokenizer: Any = None
+    seed: int = 0
+    pool: str = DEFAULT_QUESTION_POOL
+    truncate_scope: str = DEFAULT_TRUNCATE_SCOPE
+
+
 def question_pools() -> tuple[str, ...]:
     """The names of the cue pools shipped in ``templates/perturb`` (``question_pool_v1``, ...)."""
     return tuple(sorted(path.stem for path in _POOL_DIR.glob("question_pool_*.txt")))
@@ -141,3 +160,21 @@ def append_cue(answer: str, question: str, seed: int = 0, pool: str = DEFAULT_QU
     """
     cue = draw_cue(question, seed, pool)
     return Perturbed(text=f"{answer} {cue}", cue=cue, question_pool=pool)
+
+
+# ---- the paper's three as registered (``(text, context) -> Perturbed``, uta_tasks.probe.perturbations)
+
+
+def unchanged(text: str, context: Context) -> Perturbed:
+    """``none``: a' = a."""
+    return Perturbed(text=text)
+
+
+def trunc(text: str, context: Context) -> Perturbed:
+    """``trunc``: :func:`truncate` with the model's tokenizer, the scope recorded."""
+    return truncate(text, context.tokenizer, scope=context.truncate_scope)
+
+
+def question(text: str, context: Context) -> Perturbed:
+    """``question``: :func:`append_cue` from the task's pool and seed."""
+    return append_cue(text, context.question, seed=context.seed, pool=context.pool)

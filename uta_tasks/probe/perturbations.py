@@ -17,31 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from uta_tasks.probe import perturb
-from uta_tasks.probe.perturb import Perturbed
+from uta_tasks.probe.perturb import Context, Perturbed
 from uta_tasks.schema.output import PERTURBATION_NONE
-
-
-@dataclass(frozen=True)
-class Context:
-    """What a perturbation function may read besides the text it perturbs.
-
-    Attributes:
-        question: the user turn q (seeds a reproducible draw, such as the ``question`` cue).
-        tokenizer: the model's tokenizer; None unless the entry says ``needs_tokenizer``.
-        seed: the ``question_seed`` setting.
-        pool: the ``question_pool`` setting.
-        truncate_scope: the ``truncate_scope`` setting (recorded by ``trunc``).
-    """
-
-    question: str
-    tokenizer: Any = None
-    seed: int = 0
-    pool: str = perturb.DEFAULT_QUESTION_POOL
-    truncate_scope: str = perturb.DEFAULT_TRUNCATE_SCOPE
-
 
 PerturbFunction = Callable[[str, Context], Perturbed]
 
@@ -129,19 +108,7 @@ def apply(name: str, text: str, context: Context) -> Perturbed:
     return get(name).apply(text, context)
 
 
-def _none(text: str, context: Context) -> Perturbed:
-    return Perturbed(text=text)
-
-
-def _trunc(text: str, context: Context) -> Perturbed:
-    return perturb.truncate(text, context.tokenizer, scope=context.truncate_scope)
-
-
-def _question(text: str, context: Context) -> Perturbed:
-    return perturb.append_cue(text, context.question, seed=context.seed, pool=context.pool)
-
-
-register(Perturbation(PERTURBATION_NONE, _none, "a' = a, the unperturbed control", paper=True))
-register(Perturbation("trunc", _trunc, "the last max(25, ceil(n/4)) tokens of a removed",
+register(Perturbation(PERTURBATION_NONE, perturb.unchanged, "a' = a, the unperturbed control", paper=True))
+register(Perturbation("trunc", perturb.trunc, "the last max(25, ceil(n/4)) tokens of a removed",
                       needs_tokenizer=True, whole_response=True, paper=True))
-register(Perturbation("question", _question, "a generic conversational question appended to a", paper=True))
+register(Perturbation("question", perturb.question, "a generic conversational question appended to a", paper=True))

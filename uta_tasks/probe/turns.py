@@ -59,7 +59,7 @@ def _perturb_raw(spec: ProbeSpec, raw: str, prompt: str, tokenizer: Any) -> tupl
     if not spec.perturbed:
         return raw, perturb.Perturbed(text=raw)
     entry = perturbations.get(spec.perturbation)
-    context = perturbations.Context(spec.q, tokenizer if entry.needs_tokenizer else None, spec.question_seed,
+    context = perturb.Context(spec.q, tokenizer if entry.needs_tokenizer else None, spec.question_seed,
                                     spec.question_pool, spec.truncate_scope)
     if _whole_response(spec):
         shown = entry.apply(raw, context)
