@@ -32,7 +32,7 @@ class Perturbation:
     Attributes:
         name: ``[a-z0-9_]+``; the task suffix (``uta_gsm8k_<name>``) and the metadata value.
         apply: ``(text, context) -> Perturbed``; ``Perturbed.text`` is a'.
-        doc: one line for the manual and ``uta-eval ls``.
+        doc: one line: what a' is.
         needs_tokenizer: the function counts the model's tokens (``context.tokenizer`` is set).
         whole_response: under ``truncate_scope: response`` (the default) the function gets the
             whole response, reasoning included; otherwise, and for every entry without this
