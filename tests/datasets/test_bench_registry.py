@@ -54,3 +54,13 @@ def test_is_correct_reads_primary():
     gsm8k = BENCHMARKS["gsm8k"]
     assert gsm8k.is_correct({"exact_match_flexible": 1.0, "exact_match_strict": 0.0}) is True
     assert gsm8k.is_correct({"exact_match_flexible": 0.0, "exact_match_strict": 1.0}) is False
+
+
+def test_each_benchmark_declares_what_the_plan_reads_without_its_data():
+    """``uta-eval --plan`` counts from the paper's size when the data cannot load, and names
+    NLTK's index as a contact for the scorers that need NLTK data: both from the entry."""
+    sizes = {name: bench.documents_in_paper for name, bench in BENCHMARKS.items()}
+    assert sizes == {"gsm8k": 1319, "ifeval": 541, "ifbench": 300, "gpqa_main": 448, "gpqa_diamond": 198,
+                     "healthbench": 1470, "conversations": None}
+    assert {name for name, bench in BENCHMARKS.items() if bench.needs_nltk} == {"ifeval", "ifbench"}
+    assert all(bench.source is not None and bench.source.benchmark == name for name, bench in BENCHMARKS.items())

@@ -178,6 +178,7 @@ def _benchmark(config: str, load: Any) -> Benchmark:
         score=score,
         aggregations={PRIMARY: mean},
         primary=PRIMARY,
+        source=source(config),
     )
 
 

@@ -93,4 +93,4 @@ def score(doc: dict, answer: str) -> dict[str, Any]:
     }
 
 
-BENCHMARK = benchmark("ifbench", load, score)
+BENCHMARK = benchmark(SOURCE, load, score)

@@ -43,4 +43,4 @@ def score(doc: dict, answer: str) -> dict[str, Any]:
         return dict(ifeval_utils().process_results(doc, [answer]))
 
 
-BENCHMARK = benchmark("ifeval", load, score)
+BENCHMARK = benchmark(SOURCE, load, score)

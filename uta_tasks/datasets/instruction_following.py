@@ -171,14 +171,14 @@ def doc_to_messages(doc: dict) -> list[Message]:
     return [{"role": "user", "content": doc["prompt"]}]
 
 
-def benchmark(name: str, load: Callable[..., datasets.DatasetDict],
+def benchmark(source: DataSource, load: Callable[..., datasets.DatasetDict],
               score: Callable[[dict, str], dict[str, Any]]) -> Benchmark:
-    """The :class:`Benchmark` of an instruction-following data set.
+    """The :class:`Benchmark` of an instruction-following data set (its scorer needs NLTK data).
 
     Args:
-        name: "ifeval" or "ifbench".
+        source: its default data origin (``source.benchmark`` is its name).
         load: its module-level ``load`` (named in task YAMLs).
         score: its verifier on one answer, the four metrics.
     """
-    return Benchmark(name=name, load=load, doc_to_messages=doc_to_messages, score=score,
-                     aggregations=AGGREGATIONS, primary=PRIMARY)
+    return Benchmark(name=source.benchmark, load=load, doc_to_messages=doc_to_messages, score=score,
+                     aggregations=AGGREGATIONS, primary=PRIMARY, source=source, needs_nltk=True)
