@@ -77,15 +77,15 @@ def _and(items: list[str]) -> str:
 def task_uses() -> str:
     """The help's ``--tasks uta`` and ``--tasks uta:NAME`` entries, with the names and the count of
     the code that makes them (:mod:`uta_tasks.tasks.generate`, :mod:`uta_tasks.wrap.names`)."""
-    from uta_tasks.schema.output import PERTURBATIONS
+    from uta_tasks.probe import perturbations
     from uta_tasks.tasks import generate
     from uta_tasks.wrap import names
 
-    variants = [suffix or "plain" for suffix in generate.SUFFIXES.values()]
+    variants = [generate.suffix(p) or "plain" for p in perturbations.paper_names()]
     groups = [*generate.perturbation_groups(), generate.family_group("<benchmark>")]
     paper = (f"the {len(generate.paper_tasks())} probe tasks ({len(generate.SELF_GENERATED)} benchmarks, each "
              f"{_and(variants)}); also {', '.join(groups)} and each task alone (uta-eval ls tasks lists them)")
-    wrapped = [names.task_name("NAME", p) for p in PERTURBATIONS]
+    wrapped = [names.task_name("NAME", p) for p in perturbations.names()]
     wrap = (f"wrap lm-eval's generation task NAME as a probe family ({', '.join(wrapped)}, the group "
             f"{names.family_group('NAME')}), checked before any model loads; "
             "python -m uta_tasks wrap NAME --out DIR writes its YAML")

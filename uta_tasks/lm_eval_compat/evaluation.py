@@ -14,7 +14,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .tasks import parse_args_string, wrap_once
+from .command import parse_args_string
+from .patching import wrap_once
 
 Check = Callable[[dict[str, Any]], None]
 
