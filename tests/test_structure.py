@@ -66,9 +66,9 @@ def test_a_metric_needs_the_judge_exactly_when_its_row_says_so():
     value from records without verdicts; a row that needs the judge has none there."""
     from uta_tasks.metrics.table import PROBE_METRICS, TaskShape, metrics_for
     from uta_tasks.metrics.values import share
-    from uta_tasks.schema.output import PERTURBATIONS
+    from uta_tasks.probe.perturbations import names
 
-    for perturbation in PERTURBATIONS:
+    for perturbation in names():
         shape = TaskShape(perturbation, judged=False, held_out=False, primary="exact_match")
         off = {m.name for m in metrics_for(shape, {})}
         on = {m.name: m for m in metrics_for(TaskShape(perturbation, judged=True, held_out=False,

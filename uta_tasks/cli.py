@@ -77,15 +77,15 @@ def _and(items: list[str]) -> str:
 def task_uses() -> str:
     """The help's ``--tasks uta`` and ``--tasks uta:NAME`` entries, with the names and the count of
     the code that makes them (:mod:`uta_tasks.tasks.generate`, :mod:`uta_tasks.wrap.names`)."""
-    from uta_tasks.schema.output import PERTURBATIONS
+    from uta_tasks.probe import perturbations
     from uta_tasks.tasks import generate
     from uta_tasks.wrap import names
 
-    variants = [suffix or "plain" for suffix in generate.SUFFIXES.values()]
+    variants = [generate.suffix(p) or "plain" for p in perturbations.paper_names()]
     groups = [*generate.perturbation_groups(), generate.family_group("<benchmark>")]
     paper = (f"the {len(generate.paper_tasks())} probe tasks ({len(generate.SELF_GENERATED)} benchmarks, each "
              f"{_and(variants)}); also {', '.join(groups)} and each task alone (uta-eval ls tasks lists them)")
-    wrapped = [names.task_name("NAME", p) for p in PERTURBATIONS]
+    wrapped = [names.task_name("NAME", p) for p in perturbations.names()]
     wrap = (f"wrap lm-eval's generation task NAME as a probe family ({', '.join(wrapped)}, the group "
             f"{names.family_group('NAME')}), checked before any model loads; "
             "python -m uta_tasks wrap NAME --out DIR writes its YAML")
@@ -116,46 +116,15 @@ def refuse(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def _flag(argv: list[str], name: str) -> str | None:
-    for i, arg in enumerate(argv):
-        if arg == name and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith(f"{name}="):
-            return arg.split("=", 1)[1]
-    return None
-
-
-def check_saved_answers(argv: list[str]) -> None:
-    """``--metadata '{"answers_from": ...}'``: refuse, before lm-eval loads the model, a saved run
-    without samples, of another model, at another temperature, or with stripped reasoning where
-    ``pass2_context`` asks for the paper's trace (:func:`uta_tasks.runs.saved_answers.precheck`,
-    from the command line); then, once lm-eval has parsed it, a document the run lacks, another
-    prompt or an answer cut by its length budget (:func:`check_saved_requests`)."""
-    import json
-
-    from uta_tasks.runs.saved_answers import SavedRunError, precheck
-
-    try:
-        metadata = json.loads(_flag(argv, "--metadata") or "{}")
-    except ValueError:
-        return  # lm-eval says what is wrong with it
-    path = metadata.get("answers_from") if isinstance(metadata, dict) else None
-    if not path:
-        return
-    try:
-        precheck(path, compat.parse_args_string(_flag(argv, "--model_args") or ""),
-                 compat.parse_args_string(_flag(argv, "--gen_kwargs") or ""), metadata.get("pass2_context"))
-    except SavedRunError as exc:
-        refuse(str(exc))
-    compat.check_before_model(check_saved_requests)
-
-
 def check_saved_requests(arguments: dict) -> None:
-    """At the top of lm-eval's ``simple_evaluate``, before it loads the model: build the uta tasks
-    reading ``answers_from`` through lm-eval's own ``TaskManager`` and their requests (a document
-    the run lacks is refused there), and put each through the probe's pass-1 checks with the
-    model's tokenizer alone (:mod:`uta_tasks.probe.saved_precheck`: the prompt, the temperature,
-    the length budget).
+    """At the top of lm-eval's ``simple_evaluate``, before it loads the model, when the uta
+    tasks' ``answers_from`` is set (read from lm-eval's parsed ``--metadata`` through
+    :class:`~uta_tasks.probe.task_settings.TaskSettings`): build the tasks through lm-eval's own
+    ``TaskManager``, once (lm-eval evaluates these task objects, :func:`compat.requests_without_model`).
+    Each uta task reads its saved run and refuses it there (no samples of the task, a document it
+    lacks, another model, stripped reasoning where ``pass2_context`` asks for the paper's trace);
+    each request then goes through the probe's pass-1 checks with the model's tokenizer alone
+    (:mod:`uta_tasks.probe.saved_precheck`: the prompt, the temperature, the length budget).
 
     Args:
         arguments: ``simple_evaluate``'s arguments.
@@ -163,7 +132,14 @@ def check_saved_requests(arguments: dict) -> None:
     from uta_tasks.lm_eval_task import UTATask, UTATaskError
     from uta_tasks.probe import saved_precheck
     from uta_tasks.probe.hook import ProbeError
+    from uta_tasks.probe.task_settings import TaskSettingError, TaskSettings
 
+    try:
+        settings = TaskSettings.from_metadata("uta-eval --metadata", arguments.get("metadata") or {})
+    except TaskSettingError:
+        return  # each task refuses it, naming itself, when lm-eval builds it
+    if settings.answers_from is None:
+        return
     model_args = arguments.get("model_args") or {}
     model_args = compat.parse_args_string(model_args) if isinstance(model_args, str) else dict(model_args)
     try:
@@ -191,7 +167,7 @@ def main() -> None:
         print(uses())
     install()
     expand_wrapped_tasks()
-    check_saved_answers(sys.argv[1:])
+    compat.check_before_model(check_saved_requests)
     compat.explain_chat_template_warning(compat.tasks_from_argv(sys.argv[1:]))
     # lm-eval prints its --model_args and writes them to the results: both without credentials
     stdout = RedactingStream(sys.stdout)

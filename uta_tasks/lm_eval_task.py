@@ -30,11 +30,10 @@ from uta_tasks.lm_eval_compat import metric_rows
 from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
-from uta_tasks.probe import hook, task_settings
+from uta_tasks.probe import hook, perturbations, task_settings
 from uta_tasks.probe.task_settings import TaskSettings
 from uta_tasks.runs import saved_answers
 from uta_tasks.schema import output
-from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 from uta_tasks.wrap import is_wrapped
 from uta_tasks.wrap.benchmark import benchmark as wrap_benchmark
@@ -113,8 +112,9 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         if bench not in BENCHMARKS and not is_wrapped(bench):
             raise UTATaskError(f"{name}: metadata uta_benchmark={bench!r} is not one of {sorted(BENCHMARKS)}")
         perturbation = meta.get("uta_perturbation", "none")
-        if perturbation not in PERTURBATIONS:
-            raise UTATaskError(f"{name}: metadata uta_perturbation={perturbation!r} is not one of {PERTURBATIONS}")
+        if perturbation not in perturbations.names():
+            raise UTATaskError(f"{name}: metadata uta_perturbation={perturbation!r} is not one of "
+                               f"{', '.join(perturbations.names())} (uta_tasks/probe/perturbations.py)")
         self.benchmark = BENCHMARKS[bench] if bench in BENCHMARKS else wrap_benchmark(name, str(bench), meta)
         self.perturbation = perturbation
         self._system_instruction: str | None = None

@@ -39,7 +39,7 @@ def calibration(tmp_path: Path, capsys) -> Path:
     human = tmp_path / "human.jsonl"
     human.write_text("".join(json.dumps(row) + "\n" for row in lines))
     out = tmp_path / "calibration.json"
-    assert main([f"human={human}", f"judge={folder}", "--replicates", "0", "--calibration-out", str(out)]) == 0
+    assert main([f"human={human}", f"judge={folder}", "--replicates", "0", "--calibration_out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "human (pooled, 2 annotators) vs judge" in text and "Calibration set: 60 items of judge-x" in text
     return out

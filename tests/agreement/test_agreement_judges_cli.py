@@ -37,7 +37,7 @@ def judges(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_table_leads_with_chance_corrected_numbers(judges, capsys) -> None:
     nano, mini = judges
-    assert main([f"nano={nano}", f"mini={mini}", "--replicates", "0", "--no-confusion"]) == 0
+    assert main([f"nano={nano}", f"mini={mini}", "--replicates", "0", "--no_confusion"]) == 0
     text = capsys.readouterr().out
     header = next(line for line in text.splitlines() if line.startswith("Comparison"))
     assert header.index("Cohen's kappa") < header.index("Sens. %") < header.index("Spec. %") < header.index(
@@ -47,7 +47,7 @@ def test_table_leads_with_chance_corrected_numbers(judges, capsys) -> None:
 def test_slices_and_per_model_shift_from_two_judge_folders(judges, tmp_path: Path, capsys) -> None:
     nano, mini = judges
     out = tmp_path / "agreement.json"
-    assert main([f"nano={nano}", f"mini={mini}", "--replicates", "0", "--slices", "--slice-size", "10",
+    assert main([f"nano={nano}", f"mini={mini}", "--replicates", "0", "--slices", "--slice_size", "10",
                  "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "Slices (Appendix D.1 / Table 7)" in text and "Per-file rates over 2 files" in text

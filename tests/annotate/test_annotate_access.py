@@ -120,7 +120,7 @@ def test_loopback_without_invites_needs_the_servers_own_link(packet: Path) -> No
         assert status == 200 and session["annotator"] == "carol"
         status, body = _call(server.url + "api/session", key=server.token)  # the page then asks for a name
         assert status == 400 and body["need_name"] is True
-    with AnnotationServer(packet, port=0, open_token=False) as server:  # --no-token: the old open mode
+    with AnnotationServer(packet, port=0, open_token=False) as server:  # --no_token: the old open mode
         assert server.token is None and server.link == server.url
         status, session = _call(server.url + "api/session?annotator=carol")
         assert status == 200 and session["annotator"] == "carol"

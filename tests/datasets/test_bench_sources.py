@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from uta_tasks.datasets import BenchmarkDataError, gpqa_main, gsm8k, healthbench
+from uta_tasks.datasets import BenchmarkDataError, gpqa, gsm8k, healthbench
 from uta_tasks.datasets.sources import DataSource, load_source
 
 
@@ -56,7 +56,7 @@ def test_hub_offline_mode_without_cache_fails_fast(monkeypatch, tmp_path, waits)
 
 def test_gpqa_offline_message_tells_how_to_get_access(closed_hub):
     with pytest.raises(BenchmarkDataError) as err:
-        gpqa_main.load()
+        gpqa.load_main()
     message = str(err.value)
     assert "Idavidrein/gpqa" in message and "gpqa_main_data_files" in message
     assert "HF_TOKEN" in message and "huggingface-cli login" in message
@@ -75,7 +75,7 @@ def test_gated_answer_is_reported_as_access_problem(monkeypatch, closed_hub):
     monkeypatch.setattr(HfApi, "dataset_info", lambda *a, **k: None)
     monkeypatch.setattr(HfApi, "auth_check", gated)
     with pytest.raises(BenchmarkDataError, match="is gated.*accept the terms"):
-        gpqa_main.load()
+        gpqa.load_main()
 
 
 def test_url_source_fails_fast_offline(monkeypatch, waits):

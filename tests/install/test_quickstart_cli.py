@@ -38,10 +38,10 @@ def test_openai_judge_when_the_key_is_set() -> None:
 
 
 def test_given_endpoint_needs_a_model_name() -> None:
-    with pytest.raises(quickstart.QuickstartError, match="--judge-model"):
-        quickstart.choose_judge(_args("--judge-base-url", "http://127.0.0.1:8000/v1"), {})
+    with pytest.raises(quickstart.QuickstartError, match="--judge_model"):
+        quickstart.choose_judge(_args("--judge_base_url", "http://127.0.0.1:8000/v1"), {})
     judge = quickstart.choose_judge(
-        _args("--judge-base-url", "http://127.0.0.1:8000/v1/", "--judge-model", "m"), {"OPENAI_API_KEY": "k"}
+        _args("--judge_base_url", "http://127.0.0.1:8000/v1/", "--judge_model", "m"), {"OPENAI_API_KEY": "k"}
     )
     assert judge.metadata() == {"judge": "openai", "judge_model": "m", "judge_base_url": "http://127.0.0.1:8000/v1"}
 

@@ -32,7 +32,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 def _command(out: Path, limit: int) -> list[str]:
     return [sys.executable, "-m", "uta_tasks.apps.quickstart", "--limit", str(limit), "--output_path", str(out),
-            "--max-gen-toks", "64", "--user-max-gen-toks", "32"]
+            "--max_gen_toks", "64", "--user_max_gen_toks", "32"]
 
 
 def _alive(pids: set[int]) -> list[str]:

@@ -58,7 +58,7 @@ def test_every_console_script_runs_on_a_plain_install(plain_wheel_venv: WheelVen
     with FakeBatchAPI(FakeConfig()) as api:
         meta = json.dumps({"judge_base_url": api.base_url, "judge_model": MODEL,
                            "judge_cache": str(tmp_path / "judge.sqlite"), "judge_max_retries": 1})
-        run("uta-batch", str(runs), "--metadata", meta, "--poll-interval", "0")
+        run("uta-batch", str(runs), "--metadata", meta, "--poll_interval", "0")
         run("uta-rejudge", str(runs), "--metadata", meta, "--output_path", str(tmp_path / "judged"))
         assert "on 41 constructed cases" in run("uta-conformance", "--metadata", meta)
     judged = tmp_path / "judged"

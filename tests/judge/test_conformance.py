@@ -124,7 +124,7 @@ def _meta(judge: TableJudge, tmp_path) -> str:
 def test_a_judge_that_agrees_scores_every_case(table_judge, tmp_path, capsys):
     n = len(load_cases())
     out = tmp_path / "conformance.json"
-    assert main(["--metadata", _meta(table_judge, tmp_path), "--json", str(out), "--min-binary", "1"]) == 0
+    assert main(["--metadata", _meta(table_judge, tmp_path), "--json", str(out), "--min_binary", "1"]) == 0
     text = capsys.readouterr().out
     assert f"binary agreement: {n}/{n} judged (0 unjudged); label agreement: {n}/{n}" in text
     assert "table-judge (followupeval-v4)" in text  # the default prompt, named with its version
@@ -142,7 +142,7 @@ def test_disagreements_are_named_per_label_and_boundary_and_fail_the_threshold(t
     table_judge.answers[cases["previous_turn_restate-4"].user_turn] = ("other", False)
     table_judge.answers[cases["voice-2"].user_turn] = ("plausible_followup", True)
     out = tmp_path / "conformance.json"
-    code = main(["--metadata", _meta(table_judge, tmp_path), "--min-binary", "1", "--json", str(out)])
+    code = main(["--metadata", _meta(table_judge, tmp_path), "--min_binary", "1", "--json", str(out)])
     text = capsys.readouterr().out
     assert code == 1 and f"binary agreement: {n - 1}/{n} judged (0 unjudged); label agreement: {n - 2}/{n}" in text
     assert "| previous_turn_restate-4 | restart | previous_turn_restate / False | other / False | ok | NO |" in text
@@ -155,7 +155,7 @@ def test_disagreements_are_named_per_label_and_boundary_and_fail_the_threshold(t
 
 def test_set_v1_stays_runnable(table_judge, tmp_path, capsys):
     table_judge.answers.update({c.user_turn: (c.label, c.genuine) for c in load_cases(V1)})
-    assert main(["--metadata", _meta(table_judge, tmp_path), "--cases", str(V1), "--min-binary", "1"]) == 0
+    assert main(["--metadata", _meta(table_judge, tmp_path), "--cases", str(V1), "--min_binary", "1"]) == 0
     assert "binary agreement: 24/24 judged (0 unjudged); label agreement: 24/24" in capsys.readouterr().out
 
 

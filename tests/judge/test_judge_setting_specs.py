@@ -95,7 +95,7 @@ def test_a_setting_option_shows_the_spec_doc_as_plain_text_and_its_default() -> 
     assert "[sources]" not in help_text and "`" not in help_text
     assert "the judge_prompt setting" in help_text and "(default: followupeval-v4;" in help_text
     assert f"(default: {SPEC_BY_KEY['judge_concurrency'].default};" in help_text
-    assert parser.parse_args(["--judge-concurrency", "3"]).judge_concurrency == 3
+    assert parser.parse_args(["--judge_concurrency", "3"]).judge_concurrency == 3
 
 
 def test_metadata_option_lists_the_keys_and_refuses_what_is_not_an_object() -> None:

@@ -31,7 +31,7 @@ def test_batch_command_judges_a_predict_only_run_for_a_later_rejudge(fake_api: F
     write_run(runs, "org/model-a", {"uta_gsm8k": 4, "uta_gsm8k_trunc": 3, "uta_heldout_demo": 2}, judge=None)
     metadata = batch_metadata()
     fake_api.config.step = 2
-    first = _cli(str(runs), "--metadata", json.dumps(metadata), "--no-wait", "--max-requests", "5")
+    first = _cli(str(runs), "--metadata", json.dumps(metadata), "--no_wait", "--max_requests", "5")
     assert first.returncode == 3, first.stderr  # submitted, still running
     summary = json.loads(first.stdout)
     entries = sample_items([runs])
@@ -39,7 +39,7 @@ def test_batch_command_judges_a_predict_only_run_for_a_later_rejudge(fake_api: F
     assert summary["submitted"] == summary["pending"] == summary["unique_items"]
     assert "submitted" in first.stderr and "batch_0001" in first.stderr and "input tokens" in first.stderr
 
-    second = _cli(str(runs), "--metadata", json.dumps(metadata), "--poll-interval", "0.01")
+    second = _cli(str(runs), "--metadata", json.dumps(metadata), "--poll_interval", "0.01")
     assert second.returncode == 0, second.stderr
     done = json.loads(second.stdout)
     assert done["submitted"] == 0 and done["pending"] == 0 and done["unjudged"] == 0

@@ -47,7 +47,7 @@ def test_predict_only_samples_batch_judged_then_rejudged_for_free(
 
     metadata = batch_metadata()
     batched = _run("uta_tasks.apps.batch.cli", str(out), "--metadata", json.dumps(metadata),
-                   "--poll-interval", "0.05", timeout=300)
+                   "--poll_interval", "0.05", timeout=300)
     assert batched.returncode == 0, batched.stderr
     summary = json.loads(batched.stdout)
     unique = len({e.item_id for e in entries})

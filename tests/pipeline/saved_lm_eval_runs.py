@@ -116,7 +116,8 @@ class ModelCreated(Exception):
     """lm-eval reached its model creation."""
 
 
-def uta_eval_until_the_model(folders: dict, monkeypatch: Any, task: str, limit: int, **meta: Any) -> list[str]:
+def uta_eval_until_the_model(folders: dict, monkeypatch: Any, task: str, limit: int, model: str = "scripted",
+                             gen_kwargs: str = "max_gen_toks=200", **meta: Any) -> list[str]:
     """Run ``uta-eval run --model hf`` (lm-eval's own command line) on the saved run in
     ``folders["out"]``, with lm-eval's model creation replaced by one that records the model's name
     and raises ModelCreated.
@@ -126,6 +127,8 @@ def uta_eval_until_the_model(folders: dict, monkeypatch: Any, task: str, limit: 
         monkeypatch: pytest's, to restore what the command line changes.
         task: the probe task.
         limit: ``--limit``.
+        model: ``--model_args pretrained=`` (the tokenizer is SmolLM2's whatever it names).
+        gen_kwargs: ``--gen_kwargs``.
         meta: more ``--metadata`` settings.
     """
     import logging
@@ -154,8 +157,8 @@ def uta_eval_until_the_model(folders: dict, monkeypatch: Any, task: str, limit: 
     monkeypatch.setattr(lm_eval.api.registry, "get_model", get_model)
     metadata = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folders["out"]), **meta}
     monkeypatch.setattr("sys.argv", [
-        "uta-eval", "run", "--model", "hf", "--model_args", f"pretrained=scripted,tokenizer={TOKENIZER}",
+        "uta-eval", "run", "--model", "hf", "--model_args", f"pretrained={model},tokenizer={TOKENIZER}",
         "--tasks", task, "--include_path", str(folders["wrap"]), "--limit", str(limit),
-        "--gen_kwargs", "max_gen_toks=200", "--metadata", json.dumps(metadata)])
+        "--gen_kwargs", gen_kwargs, "--metadata", json.dumps(metadata)])
     cli.main()
     return created

@@ -244,27 +244,24 @@ def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys
     assert "Answers: 0 generated; read from" in out and str(samples) in out
 
 
-@pytest.mark.parametrize(("extra", "saved_at", "match"), [
-    (["--model_args", "pretrained=other-model"], "", "answered with scripted, but --model_args names other-model"),
-    (["--model_args", "pretrained=scripted", "--gen_kwargs", "temperature=0.7,do_sample=True"], "",
-     "sampled at temperature 0.0, the probe at 0.7"),
-    (["--model_args", "pretrained=scripted"], "missing", "does not exist"),
-    (["--model_args", "pretrained=scripted"], "trace", "pass2_context=trace .*Leave pass2_context out"),
+@pytest.mark.parametrize(("model", "gen_kwargs", "saved_at", "match"), [
+    ("other-model", "max_gen_toks=200", "", "answered with scripted, but --model_args names other-model"),
+    ("scripted", "max_gen_toks=200,temperature=0.7,do_sample=True", "", "sampled at temperature 0.0, the probe at 0.7"),
+    ("scripted", "max_gen_toks=200", "missing", "does not exist"),
+    ("scripted", "max_gen_toks=200", "trace", "pass2_context=trace .*Leave pass2_context out"),
 ])
-def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkeypatch, capsys, extra, saved_at,
-                                                         match):
-    from uta_tasks import cli
-
+def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkeypatch, capsys, model, gen_kwargs,
+                                                         saved_at, match):
+    """The refusals that need no model come from the tasks lm-eval builds at the top of
+    simple_evaluate, before it creates the model: get_model is never called."""
     model_args = STRIPPED if saved_at == "trace" else "pretrained=scripted"
     save(_plain_run(greedy, folders), folders["out"], model_args=model_args)
-    meta = {**NO_JUDGE, "answers_from": str(folders["out"] / saved_at.replace("trace", ""))}
-    meta = json.dumps({**meta, "pass2_context": "trace"} if saved_at == "trace" else meta)
-    monkeypatch.setattr("sys.argv", ["uta-eval", "run", "--model", "hf", "--tasks", "uta_gsm8k", "--metadata", meta,
-                                     *extra])
-    monkeypatch.setattr(cli.compat, "cli_main", lambda: pytest.fail("lm-eval ran: the model would load"))
+    meta: dict = {"answers_from": str(folders["out"] / saved_at.replace("trace", ""))}
+    if saved_at == "trace":
+        meta["pass2_context"] = "trace"
     capsys.readouterr()
     with pytest.raises(SystemExit) as done:
-        cli.main()
+        uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT, model=model, gen_kwargs=gen_kwargs, **meta)
     err = capsys.readouterr().err.splitlines()[-1]
     assert done.value.code == 2 and err.startswith("uta-eval: ") and re.search(match, err)
 

@@ -16,6 +16,7 @@ from saved_lm_eval_runs import (
     ASSISTANT,
     END,
     GSM8K,
+    TOKENIZER,
     USER,
     plain_gsm8k_folder,
     save,
@@ -105,3 +106,42 @@ def test_user_turns_sampled_at_their_own_temperature_on_greedy_answers(greedy, t
     assert task_provenance(task)["user_temperature"] == 0.7
     reasons = not_comparable_to(task_provenance(task), {}, "none")
     assert "user_temperature 0.7, the paper's the answer's" in reasons
+
+
+
+def test_uta_eval_reads_the_saved_run_once_and_lm_eval_evaluates_the_tasks_it_checked(greedy, tmp_path, monkeypatch):
+    """uta-eval's check at the top of simple_evaluate builds the tasks (each reads its saved run and
+    refuses it there), puts every request through the probe's pass-1 checks with the tokenizer, and
+    lm-eval then evaluates those same task objects: the saved run is read once per task."""
+    import lm_eval
+
+    import uta_tasks
+    from uta_tasks import cli, lm_eval_compat
+    from uta_tasks.probe import saved_precheck
+    from uta_tasks.runs import saved_answers
+
+    write(tmp_path / "wrap", plan(["gsm8k"]), {})
+    plain = evaluate(greedy, ["gsm8k"], include=(plain_gsm8k_folder(tmp_path / "plain"),), limit=LIMIT,
+                     apply_chat_template=True, gen_kwargs=GEN, num_fewshot=5)
+    folder = save(plain, tmp_path / "out")
+    reads: list[str] = []
+    load, check = saved_answers.load, saved_precheck.check
+    monkeypatch.setattr(saved_answers, "load", lambda path, names, task, *a: reads.append(task) or load(
+        path, names, task, *a))
+    checked: list[int] = []
+    monkeypatch.setattr(saved_precheck, "check", lambda arguments, *a: checked.append(len(arguments)) or check(
+        arguments, *a))
+    monkeypatch.setattr(cli, "refuse", lambda message: pytest.fail(message))
+    monkeypatch.setitem(vars(lm_eval), "simple_evaluate", lm_eval.simple_evaluate)  # the check wraps it
+    lm_eval_compat.check_before_model(cli.check_saved_requests)
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folder)}
+    manager = lm_eval_compat.task_manager_class()(include_path=[uta_tasks.include_path(), str(tmp_path / "wrap")],
+                                                  metadata=meta)
+    probed = lm_eval.simple_evaluate(model=greedy, model_args=f"pretrained=scripted,tokenizer={TOKENIZER}",
+                                     tasks=[TASK], task_manager=manager, limit=LIMIT, gen_kwargs=GEN, num_fewshot=5,
+                                     log_samples=True, bootstrap_iters=100, metadata=meta)
+    assert checked == [LIMIT]  # every request checked before the model is used
+    assert reads == [TASK]  # and the saved run read once: lm-eval evaluated the tasks the check built
+    saved = {s["doc_id"]: s for s in plain["samples"]["gsm8k"] if s["filter"] == "flexible-extract"}
+    for record, sample in zip(records(probed, TASK), probed["samples"][TASK], strict=True):
+        assert record.pass1_prompt == saved_prompt(saved[sample["doc_id"]])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from uta_tasks.probe import perturb
+from uta_tasks.probe import perturb, perturbations
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -105,10 +105,30 @@ def test_draws_are_the_same_in_another_process():
 
 
 def test_question_perturbation_appends_the_cue_of_the_chosen_pool():
-    out = perturb.perturb("question", "It is 4.", tokenizer=None, question="2+2?")
+    out = perturbations.apply("question", "It is 4.", perturb.Context(question="2+2?"))
     assert out.text == f"It is 4. {out.cue}" and out.cue in perturb.question_pool("question_pool_v2")
-    old = perturb.perturb("question", "It is 4.", tokenizer=None, question="2+2?", pool="question_pool_v1")
+    assert out.question_pool == "question_pool_v2" and out.truncation is None
+    old = perturbations.apply("question", "It is 4.", perturb.Context(question="2+2?", pool="question_pool_v1"))
     assert old.cue == perturb.draw_cue("2+2?", pool="question_pool_v1") and old.cue in perturb.question_pool("question_pool_v1")
+
+
+def test_the_registry_holds_the_papers_three_with_what_each_needs():
+    assert perturbations.names()[:3] == ("none", "trunc", "question")
+    assert perturbations.paper_names() == ("none", "trunc", "question")
+    trunc = perturbations.get("trunc")
+    assert trunc.needs_tokenizer and trunc.takes_whole_response("response")
+    assert not trunc.takes_whole_response("final_answer")
+    assert not perturbations.get("question").needs_tokenizer and not perturbations.get("question").whole_response
+
+
+def test_an_unknown_or_clashing_perturbation_names_the_fix():
+    with pytest.raises(ValueError, match="'upside_down' is not one of none, trunc, question.*make generate"):
+        perturbations.get("upside_down")
+    with pytest.raises(ValueError, match="'trunc' is already registered"):
+        perturbations.register(perturbations.Perturbation("trunc", perturbations.get("none").apply, "again"))
+    with pytest.raises(ValueError, match="task suffix"):
+        perturbations.register(perturbations.Perturbation("Upper-Case", perturbations.get("none").apply, "bad"))
+    assert "Upper-Case" not in perturbations.names()
 
 
 def test_unknown_pool_names_the_setting():
@@ -120,4 +140,4 @@ def test_unknown_pool_names_the_setting():
 
 def test_unknown_perturbation_is_rejected():
     with pytest.raises(ValueError, match="trunc"):
-        perturb.perturb("shuffle", "x", tokenizer=None, question="q")
+        perturbations.apply("shuffle", "x", perturb.Context(question="q"))

@@ -121,7 +121,7 @@ def test_the_local_judge_servers_keep_their_verdicts_apart():
     assert on_vllm["judge_prelabel"] == on_llama["judge_prelabel"] == "on"
     assert json.loads(value("--override-generation-config")) == {"repetition_penalty": 1.2}
     assert json.loads(value("--structured-outputs-config"))["disable_any_whitespace"] is True
-    judge = quickstart.choose_judge(quickstart.parse_args(["--local-judge", "llama"]), {})
+    judge = quickstart.choose_judge(quickstart.parse_args(["--local_judge", "llama"]), {})
     assert (judge.kind, judge.server) == ("local", "llama")
     assert judge.metadata()["judge_cache_namespace"] == on_llama["judge_cache_namespace"]
     # A real judge keeps the package defaults: pre-labels stay off until validated.

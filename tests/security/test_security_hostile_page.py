@@ -2,7 +2,7 @@
 write answers into the annotation server (a ``no-cors`` ``text/plain`` fetch, an
 auto-submitted ``enctype=text/plain`` form, a JSON fetch that needs a preflight) and to
 frame its page, against the server in open mode (its token), open mode without the token
-(``--no-token``) and invite mode. Nothing is written and nothing is framed; the server
+(``--no_token``) and invite mode. Nothing is written and nothing is framed; the server
 log shows the attempts arrived and were refused."""
 
 from __future__ import annotations
@@ -77,14 +77,14 @@ def _wait(driver, condition, what: str) -> None:
     WebDriverWait(driver, 20, poll_frequency=0.05).until(lambda d: condition(d), message=what)
 
 
-@pytest.mark.parametrize("mode", ["open", "open --no-token", "invites"])
+@pytest.mark.parametrize("mode", ["open", "open --no_token", "invites"])
 def test_a_hostile_page_writes_nothing_and_frames_nothing(packet: Path, tmp_path: Path, mode: str) -> None:
     if mode == "invites":
         with AnnotationDB(packet) as db:
             access.invite(db, "alice")
     seen: list[tuple[str, str, int, bytes]] = []
     server = AnnotationServer(packet, port=0, on_response=lambda *entry: seen.append(entry),
-                              require_invites=mode == "invites", open_token=mode != "open --no-token")
+                              require_invites=mode == "invites", open_token=mode != "open --no_token")
     driver = start_chromium(tmp_path / "profile")
     try:
         with server, attacker(hostile_page(server.url)) as evil:

@@ -277,7 +277,7 @@ def test_behind_a_proxy_invites_are_required_and_forwarding_without_them_is_warn
         for _ in range(2):
             raw = _request(server, "GET", "/", headers={"X-Forwarded-For": "10.0.0.7"})
             assert _responses(server, raw)[0][0] == 200
-    assert caplog.text.count("--require-invites") == 1
+    assert caplog.text.count("--require_invites") == 1
 
 
 def test_beyond_loopback_any_name_reaches_the_server_but_only_an_invite_reads(packet: Path) -> None:

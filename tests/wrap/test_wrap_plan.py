@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from uta_tasks.probe import perturbations
 from uta_tasks.wrap import WrapError
 from uta_tasks.wrap.check import plan
 from uta_tasks.wrap.command import expand_argv, main
@@ -15,8 +16,10 @@ from uta_tasks.wrap.yamls import files
 
 def test_a_generation_task_wraps_into_a_family():
     wrapped = files(plan(["gsm8k"]), {})
-    assert sorted(wrapped) == ["gsm8k/_uta_wrap_gsm8k_all.yaml", "gsm8k/uta_wrap_gsm8k.yaml",
-                               "gsm8k/uta_wrap_gsm8k_question.yaml", "gsm8k/uta_wrap_gsm8k_trunc.yaml"]
+    # one task per registered perturbation (the paper's three first) and the family group
+    tasks = ["gsm8k/uta_wrap_gsm8k.yaml"] + [f"gsm8k/uta_wrap_gsm8k_{p}.yaml" for p in perturbations.names()[1:]]
+    assert sorted(wrapped) == sorted(["gsm8k/_uta_wrap_gsm8k_all.yaml", *tasks])
+    assert {"gsm8k/uta_wrap_gsm8k_question.yaml", "gsm8k/uta_wrap_gsm8k_trunc.yaml"} <= set(wrapped)
     text = wrapped["gsm8k/uta_wrap_gsm8k_trunc.yaml"]
     assert 'uta_benchmark: "lm-eval:gsm8k"' in text and 'uta_perturbation: "trunc"' in text
     assert "class: !function uta_tasks.lm_eval_task.UTATask" in text and "unsafe_code" not in text

@@ -14,7 +14,7 @@ conformance set: run them against your own judge before trusting its rates::
 The judge settings are those of a run (``--metadata`` keys and ``UTA_JUDGE_*``
 variables). The command prints one row per case, then the binary and label agreement
 overall, per expected label and per boundary; it
-exits 0 when the binary agreement reaches ``--min-binary`` (default 0: report only), 1
+exits 0 when the binary agreement reaches ``--min_binary`` (default 0: report only), 1
 when it does not, 2 on a bad setting.
 """
 
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.records import JudgeItem
 from uta_tasks.judge.redact import install_log_redaction
@@ -192,10 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_metadata_option(parser)
     parser.add_argument("--cases", default=str(CASES),
                         help="cases file (JSON lines; default: the shipped set v2; v1 is followupeval-cases-v1.jsonl)")
-    parser.add_argument("--min-binary", type=float, default=0.0,
+    parser.add_argument("--min_binary", type=float, default=0.0,
                         help="share of judged cases whose genuine decision must agree (0-1); below it exit 1")
     parser.add_argument("--json", dest="json_path", help="also write the outcomes as JSON to this file")
-    args = parser.parse_args(argv)
+    args = lm_eval_spelling(parser).parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     from uta_tasks.judge.errors import JudgeConfigError
 

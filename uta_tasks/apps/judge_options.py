@@ -1,13 +1,13 @@
 """The commands' options about the judge, each declared once here.
 
 - :func:`add_judge_setting`: one judge setting as its own option (the quickstart's
-  ``--judge-model``); its help text is the setting's spec
+  ``--judge_model``); its help text is the setting's spec
   (:data:`uta_tasks.judge.setting_specs.SPECS`).
 - :func:`add_metadata_option`: ``--metadata``, judge settings as one JSON object, as
   lm_eval's ``--metadata`` takes them, read by :func:`metadata_from_json` (a text that is
   not a JSON object stops the command with a message naming it).
 - :func:`add_calibration_option` and :func:`add_retest_option`: the judge's measured error
-  (``uta-agreement --calibration-out``) and spread (``uta-rejudge --retest``), read by
+  (``uta-agreement --calibration_out``) and spread (``uta-rejudge --retest``), read by
   ``uta-summary``, ``uta-report`` and ``uta-gate``.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 
 def add_judge_setting(parser: argparse.ArgumentParser, key: str, *, note: str = "", **kwargs: Any) -> None:
-    """Add ``--<key with dashes>`` (``judge_model`` -> ``--judge-model``) with the spec's doc as help.
+    """Add ``--<key with dashes>`` (``judge_model`` -> ``--judge_model``) with the spec's doc as help.
 
     Args:
         parser: the command's parser.
@@ -37,7 +37,7 @@ def add_judge_setting(parser: argparse.ArgumentParser, key: str, *, note: str = 
     spec = SPEC_BY_KEY[key]
     note = (note or "default: {default}").format(default=spec.default_value())
     text = f"{spec.help()} ({note}; the {key} setting, docs/settings.md)"
-    parser.add_argument("--" + key.replace("_", "-"), help=text.replace("%", "%%"), **kwargs)
+    parser.add_argument("--" + key, help=text.replace("%", "%%"), **kwargs)
 
 
 def metadata_from_json(text: str, prog: str) -> dict[str, Any]:
@@ -79,7 +79,7 @@ def add_metadata_option(parser: argparse.ArgumentParser, *, when: str = "") -> N
 def add_calibration_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--calibration FILE``."""
     parser.add_argument("--calibration", metavar="FILE",
-                        help="the judge's calibration set (uta-agreement --calibration-out): adds "
+                        help="the judge's calibration set (uta-agreement --calibration_out): adds "
                         "genuine_followup_corrected, the follow-up rate corrected for the judge's error")
 
 

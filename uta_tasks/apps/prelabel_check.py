@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.prelabel import COPY_THRESHOLD, PRELABEL_MODEL, RULE_LABELS, RULES, prelabel
 from uta_tasks.judge.records import JudgeItem
@@ -233,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--kinds", default=",".join(VERDICT_SLOTS),
                         help="which user turns (comma-separated record fields; default: all)")
     parser.add_argument("--json", dest="json_path", help="also write the report as JSON to this file")
-    return parser
+    return lm_eval_spelling(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

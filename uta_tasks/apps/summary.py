@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import add_calibration_option
 from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs import Run, find_runs, load_run
@@ -20,7 +21,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", help="lm-eval --output_path folders or results_*.json files")
     EstimateSettings.add_arguments(p)
     add_calibration_option(p)
-    return p
+    return lm_eval_spelling(p)
 
 
 def _say_saved_answers(run: Run) -> None:

@@ -19,6 +19,8 @@ from uta_tasks.metrics.values import is_correct
 if TYPE_CHECKING:
     import datasets
 
+    from .sources import DataSource
+
 Message = dict[str, str]
 
 
@@ -36,6 +38,11 @@ class Benchmark:
         primary: metric whose per-doc truth means "answered correctly" (None when held-out).
         given_answer: held-out only, the real assistant turn (pass 1 is skipped).
         reference_user_turn: held-out only, the real next user turn.
+        source: its default data origin and the paper's size (``uta-eval --plan`` reads it
+            when the data cannot be loaded), or None.
+        needs_nltk: its scorer needs NLTK data, downloaded when missing (``nltk_download``).
+        paper_size: the documents the paper evaluated when the source's ``paper_size`` does
+            not say it (HealthBench counts documents after its cut).
     """
 
     name: str
@@ -46,11 +53,21 @@ class Benchmark:
     primary: str | None
     given_answer: Callable[[dict], str] | None = None
     reference_user_turn: Callable[[dict], str] | None = None
+    source: DataSource | None = None
+    needs_nltk: bool = False
+    paper_size: int | None = None
 
     @property
     def held_out(self) -> bool:
         """True when the assistant turn comes from the data, not from the model."""
         return self.given_answer is not None
+
+    @property
+    def documents_in_paper(self) -> int | None:
+        """The documents the paper evaluated (:attr:`paper_size`, else the source's), or None."""
+        if self.paper_size is not None:
+            return self.paper_size
+        return self.source.paper_size if self.source is not None else None
 
     @property
     def higher_is_better(self) -> dict[str, bool]:

@@ -88,4 +88,4 @@ def load(**metadata: Any) -> datasets.DatasetDict:
     return datasets.DatasetDict({"test": build_docs("conversations", pairs, turn)})
 
 
-BENCHMARK = benchmark("conversations", load)
+BENCHMARK = benchmark("conversations", load, SOURCE)

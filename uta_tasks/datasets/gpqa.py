@@ -1,4 +1,7 @@
-"""GPQA (Idavidrein/gpqa) as a four-option multiple choice with a final letter.
+"""GPQA (Idavidrein/gpqa) as a four-option multiple choice with a final letter: two benchmarks,
+``gpqa_main`` (config "gpqa_main", 448 questions) and ``gpqa_diamond`` (config
+"gpqa_diamond", 198), the same prompt, shuffle and scoring on two configs (:data:`MAIN`,
+:data:`DIAMOND`).
 
 Access: the data set is gated. Accept its terms on
 https://huggingface.co/datasets/Idavidrein/gpqa while logged in, then give this
@@ -141,12 +144,32 @@ def score(doc: dict, answer: str) -> dict[str, float]:
     return {PRIMARY: float(extract_letter(answer) == doc["answer"])}
 
 
-def benchmark(config: str, load: Any) -> Benchmark:
+def load_main(**metadata: Any) -> datasets.DatasetDict:
+    """lm-eval ``custom_dataset``: GPQA Main with shuffled choices.
+
+    Args:
+        metadata: task metadata; reads ``gpqa_main_data_files``, ``gpqa_main_dataset_path``,
+            ``data_hub_timeout``.
+    """
+    return load_config("gpqa_main", metadata)
+
+
+def load_diamond(**metadata: Any) -> datasets.DatasetDict:
+    """lm-eval ``custom_dataset``: GPQA Diamond with shuffled choices.
+
+    Args:
+        metadata: task metadata; reads ``gpqa_diamond_data_files``, ``gpqa_diamond_dataset_path``,
+            ``data_hub_timeout``.
+    """
+    return load_config("gpqa_diamond", metadata)
+
+
+def _benchmark(config: str, load: Any) -> Benchmark:
     """The :class:`Benchmark` of one GPQA config.
 
     Args:
-        config: "gpqa_main" or "gpqa_diamond".
-        load: that config's module-level ``load`` (named in task YAMLs).
+        config: "gpqa_main" or "gpqa_diamond" (the benchmark's name).
+        load: that config's loader (named in task YAMLs).
     """
     return Benchmark(
         name=config,
@@ -155,4 +178,11 @@ def benchmark(config: str, load: Any) -> Benchmark:
         score=score,
         aggregations={PRIMARY: mean},
         primary=PRIMARY,
+        source=source(config),
     )
+
+
+MAIN = _benchmark("gpqa_main", load_main)
+DIAMOND = _benchmark("gpqa_diamond", load_diamond)
+# Both benchmarks of this module, as ``uta_tasks.datasets`` registers them.
+BENCHMARKS = (MAIN, DIAMOND)

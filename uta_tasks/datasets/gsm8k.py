@@ -106,4 +106,5 @@ BENCHMARK = Benchmark(
     score=score,
     aggregations={metric: mean for metric in FILTERS},
     primary=PRIMARY,
+    source=SOURCE,
 )

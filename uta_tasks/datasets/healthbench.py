@@ -47,4 +47,4 @@ def load(**metadata: Any) -> datasets.DatasetDict:
     return datasets.DatasetDict({"test": docs})
 
 
-BENCHMARK = benchmark("healthbench", load)
+BENCHMARK = benchmark("healthbench", load, SOURCE, PAPER_SIZE)

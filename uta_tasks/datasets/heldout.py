@@ -30,6 +30,8 @@ from .errors import BenchmarkDataError
 if TYPE_CHECKING:
     import datasets
 
+    from .sources import DataSource
+
 log = logging.getLogger(__name__)
 
 
@@ -177,12 +179,14 @@ def reference_user_turn(doc: dict) -> str:
     return doc["reference_user_turn"]
 
 
-def benchmark(name: str, load: Any) -> Benchmark:
+def benchmark(name: str, load: Any, source: DataSource, paper_size: int | None = None) -> Benchmark:
     """A held-out :class:`Benchmark`.
 
     Args:
         name: "healthbench" or "conversations".
         load: the module-level ``load`` (named in task YAMLs).
+        source: its default data origin.
+        paper_size: the documents the paper evaluated, after the cut (None: not in the paper).
     """
     return Benchmark(
         name=name,
@@ -193,4 +197,6 @@ def benchmark(name: str, load: Any) -> Benchmark:
         primary=None,
         given_answer=given_answer,
         reference_user_turn=reference_user_turn,
+        source=source,
+        paper_size=paper_size,
     )

@@ -25,11 +25,9 @@ import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .base import Benchmark, Message
 from .errors import BenchmarkDataError
-from .instruction_following import AGGREGATIONS, PRIMARY, drop_unverifiable, unverifiable_error
-from .nltk_data import offline_nltk
-from .sources import DataSource, load_source
+from .instruction_following import benchmark, load_prompts, verifying
+from .sources import DataSource
 from .verifiers import IFBENCH_DISTRIBUTION, IFBENCH_FIX, ifbench_evaluation_lib, ifbench_registry
 
 if TYPE_CHECKING:
@@ -66,19 +64,7 @@ def load(**metadata: Any) -> datasets.DatasetDict:
         metadata: task metadata; reads ``ifbench_data_files``, ``ifbench_dataset_path``,
             ``ifbench_unverifiable``, ``data_hub_timeout``.
     """
-    import datasets
-
-    docs = drop_unverifiable("ifbench", load_source(SOURCE, metadata), ifbench_registry(), metadata)
-    return datasets.DatasetDict({"test": docs})
-
-
-def doc_to_messages(doc: dict) -> list[Message]:
-    """The prompt as the user turn.
-
-    Args:
-        doc: an IFBench record ("key", "prompt", "instruction_id_list", "kwargs").
-    """
-    return [{"role": "user", "content": doc["prompt"]}]
+    return load_prompts(SOURCE, ifbench_registry(), metadata)
 
 
 def score(doc: dict, answer: str) -> dict[str, Any]:
@@ -96,12 +82,9 @@ def score(doc: dict, answer: str) -> dict[str, Any]:
         kwargs=copy.deepcopy(list(doc["kwargs"])),
     )
     responses = {doc["prompt"]: answer}
-    try:
-        with offline_nltk():
-            strict = lib.test_instruction_following_strict(example, responses)
-            loose = lib.test_instruction_following_loose(example, responses)
-    except LookupError as exc:
-        raise unverifiable_error("ifbench", exc) from exc
+    with verifying("ifbench"):
+        strict = lib.test_instruction_following_strict(example, responses)
+        loose = lib.test_instruction_following_loose(example, responses)
     return {
         "prompt_level_strict_acc": strict.follow_all_instructions,
         "inst_level_strict_acc": strict.follow_instruction_list,
@@ -110,11 +93,4 @@ def score(doc: dict, answer: str) -> dict[str, Any]:
     }
 
 
-BENCHMARK = Benchmark(
-    name="ifbench",
-    load=load,
-    doc_to_messages=doc_to_messages,
-    score=score,
-    aggregations=AGGREGATIONS,
-    primary=PRIMARY,
-)
+BENCHMARK = benchmark(SOURCE, load, score)

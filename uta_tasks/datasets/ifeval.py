@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import Benchmark, Message
-from .instruction_following import AGGREGATIONS, PRIMARY, drop_unverifiable, unverifiable_error
-from .nltk_data import offline_nltk
-from .sources import DataSource, load_source
+from .instruction_following import benchmark, load_prompts, verifying
+from .sources import DataSource
 from .verifiers import ifeval_registry, ifeval_utils
 
 if TYPE_CHECKING:
@@ -31,19 +29,7 @@ def load(**metadata: Any) -> datasets.DatasetDict:
         metadata: task metadata; reads ``ifeval_data_files``, ``ifeval_dataset_path``,
             ``ifeval_unverifiable``, ``data_hub_timeout``.
     """
-    import datasets
-
-    docs = drop_unverifiable("ifeval", load_source(SOURCE, metadata), ifeval_registry(), metadata)
-    return datasets.DatasetDict({"test": docs})
-
-
-def doc_to_messages(doc: dict) -> list[Message]:
-    """The prompt as the user turn.
-
-    Args:
-        doc: an IFEval record ("key", "prompt", "instruction_id_list", "kwargs").
-    """
-    return [{"role": "user", "content": doc["prompt"]}]
+    return load_prompts(SOURCE, ifeval_registry(), metadata)
 
 
 def score(doc: dict, answer: str) -> dict[str, Any]:
@@ -53,18 +39,8 @@ def score(doc: dict, answer: str) -> dict[str, Any]:
         doc: the IFEval record.
         answer: the final answer, reasoning removed.
     """
-    try:
-        with offline_nltk():
-            return dict(ifeval_utils().process_results(doc, [answer]))
-    except LookupError as exc:
-        raise unverifiable_error("ifeval", exc) from exc
+    with verifying("ifeval"):
+        return dict(ifeval_utils().process_results(doc, [answer]))
 
 
-BENCHMARK = Benchmark(
-    name="ifeval",
-    load=load,
-    doc_to_messages=doc_to_messages,
-    score=score,
-    aggregations=AGGREGATIONS,
-    primary=PRIMARY,
-)
+BENCHMARK = benchmark(SOURCE, load, score)

@@ -1,5 +1,7 @@
-"""What IFEval and IFBench share: the four metrics and their aggregations, and the
-refusal to score documents whose checks cannot run here.
+"""What IFEval and IFBench share: the prompt as the user turn, loading with the refusal to
+score documents whose checks cannot run here, a check run without a download, the four
+metrics and their aggregations (:func:`benchmark`). Each benchmark's module adds only its
+data source and its verifier.
 
 The metrics are lm-eval's ``ifeval`` ones: prompt-level (all instructions of the
 prompt followed; aggregated by mean) and instruction-level (one bool per instruction;
@@ -22,12 +24,21 @@ after that (downloads off, ``HF_HUB_OFFLINE=1``, no network) follows the setting
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .base import mean
+from .base import Benchmark, Message, mean
 from .errors import BenchmarkDataError, BenchmarkScorerError
-from .nltk_data import RESOURCE_PATHS, download_missing, download_refusal, fix_hint, missing_resources
+from .nltk_data import (
+    RESOURCE_PATHS,
+    download_missing,
+    download_refusal,
+    fix_hint,
+    missing_resources,
+    offline_nltk,
+)
+from .sources import DataSource, load_source
 
 if TYPE_CHECKING:
     import datasets
@@ -118,3 +129,56 @@ def unverifiable_error(benchmark: str, exc: LookupError) -> BenchmarkScorerError
     return BenchmarkScorerError(
         f"{benchmark}: the verifier needs NLTK data that is missing ({exc}). {fix_hint(resources)}."
     )
+
+
+@contextmanager
+def verifying(benchmark: str) -> Iterator[None]:
+    """Run a verifier's checks with NLTK offline; missing NLTK data becomes
+    :func:`unverifiable_error`.
+
+    Args:
+        benchmark: "ifeval" or "ifbench".
+    """
+    try:
+        with offline_nltk():
+            yield
+    except LookupError as exc:
+        raise unverifiable_error(benchmark, exc) from exc
+
+
+def load_prompts(source: DataSource, registry: dict[str, type], metadata: dict[str, Any]) -> datasets.DatasetDict:
+    """The documents of an instruction-following benchmark, the ``<benchmark>_unverifiable``
+    policy applied (the body of its lm-eval ``custom_dataset``).
+
+    Args:
+        source: its data source (``source.benchmark`` names the settings).
+        registry: its verifier's instruction registry.
+        metadata: task metadata; reads ``<benchmark>_data_files``, ``<benchmark>_dataset_path``,
+            ``<benchmark>_unverifiable``, ``nltk_download``, ``data_hub_timeout``.
+    """
+    import datasets
+
+    docs = drop_unverifiable(source.benchmark, load_source(source, metadata), registry, metadata)
+    return datasets.DatasetDict({"test": docs})
+
+
+def doc_to_messages(doc: dict) -> list[Message]:
+    """The prompt as the user turn.
+
+    Args:
+        doc: a record ("key", "prompt", "instruction_id_list", "kwargs").
+    """
+    return [{"role": "user", "content": doc["prompt"]}]
+
+
+def benchmark(source: DataSource, load: Callable[..., datasets.DatasetDict],
+              score: Callable[[dict, str], dict[str, Any]]) -> Benchmark:
+    """The :class:`Benchmark` of an instruction-following data set (its scorer needs NLTK data).
+
+    Args:
+        source: its default data origin (``source.benchmark`` is its name).
+        load: its module-level ``load`` (named in task YAMLs).
+        score: its verifier on one answer, the four metrics.
+    """
+    return Benchmark(name=source.benchmark, load=load, doc_to_messages=doc_to_messages, score=score,
+                     aggregations=AGGREGATIONS, primary=PRIMARY, source=source, needs_nltk=True)

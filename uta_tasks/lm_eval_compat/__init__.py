@@ -26,6 +26,9 @@ task discovery                  ``TaskManager(include_path=...)``        same; `
 
 from __future__ import annotations
 
+from .aggregation import mean, native_aggregation, stderr
+from .command import cli_main, parse_args_string
+from .discovery import add_include_path, reads_task_entry_points, task_manager_class
 from .evaluation import check_before_model, requests_without_model
 from .logs import explain_chat_template_warning, tasks_from_argv
 from .models import (
@@ -43,30 +46,18 @@ from .models import (
     think_end_token,
     vllm_engine_args,
 )
-from .tasks import (
-    add_include_path,
+from .nanmean import nanmean
+from .scoring import apply_filters, apply_template, exact_match
+from .task_class import (
     after_init,
     after_override_metric,
-    apply_filters,
-    apply_template,
-    builtin_task_dir,
-    builtin_task_module,
-    cli_main,
     doc_responses,
-    exact_match,
     keep_all,
-    load_task_yaml,
     make_instance,
-    mean,
-    nanmean,
-    native_aggregation,
-    parse_args_string,
     prepare_config,
-    reads_task_entry_points,
-    stderr,
     task_base_class,
-    task_manager_class,
 )
+from .task_files import builtin_task_dir, builtin_task_module, load_task_yaml
 from .version import ENTRY_POINT_GROUP, FILTER_NAME, IS_05, LM_EVAL_VERSION
 
 __all__ = [

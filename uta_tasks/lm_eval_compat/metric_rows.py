@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from uta_tasks import lm_eval_compat as compat
+from uta_tasks.lm_eval_compat.aggregation import native_aggregation
 from uta_tasks.metrics.table import MetricSpec
 
 
@@ -24,7 +24,7 @@ def lm_eval_aggregation(spec: MetricSpec) -> Callable[[list], float]:
     Args:
         spec: the metric.
     """
-    return compat.native_aggregation("mean") if spec.lm_eval_mean else spec.aggregation
+    return native_aggregation("mean") if spec.lm_eval_mean else spec.aggregation
 
 
 def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 from typing import Any
 
-from .tasks import make_instance
+from .task_class import make_instance
 
 
 def backend_instance(arguments: tuple[str, dict]) -> Any:

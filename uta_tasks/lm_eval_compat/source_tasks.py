@@ -30,7 +30,8 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any
 
-from .tasks import make_instance, task_manager_class
+from .discovery import task_manager_class
+from .task_class import make_instance
 from .version import IS_05
 
 

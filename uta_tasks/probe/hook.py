@@ -244,12 +244,9 @@ def build_record(
         reasoning_form=split.form,
         history=shown.history,
         a_prime=shown.a_prime,
-        truncation={"scope": spec.truncate_scope, "n_tokens": cut.n_tokens, "removed_tokens": cut.removed_tokens,
-                    "emptied": cut.emptied}
-        if spec.perturbation == "trunc"
-        else None,
+        truncation=cut.truncation,
         cue=cut.cue,
-        question_pool=spec.question_pool if spec.perturbation == "question" else None,
+        question_pool=cut.question_pool,
         role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop),
                      "template_args": switch.template_args},
         generation=_generation(request, fitted),

@@ -1,4 +1,6 @@
-"""Perturbations of the assistant turn (the paper's summary, "Controlled Perturbations"), the positive controls.
+"""The functions of the paper's perturbations of the assistant turn (the paper's summary,
+"Controlled Perturbations"), the positive controls; :mod:`uta_tasks.probe.perturbations`
+registers them.
 
 * ``none`` - a' = a.
 * ``trunc`` - remove ``max(25, ceil(0.25 * n))`` tokens from the end of a, counted with the
@@ -25,7 +27,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from uta_tasks.schema.output import PERTURBATIONS
 from uta_tasks.templates import TEMPLATES_DIR
 
 TruncateScope = Literal["response", "final_answer"]
@@ -47,14 +48,46 @@ class Perturbed:
         n_tokens: tokens of a (trunc only).
         removed_tokens: tokens removed from the end (trunc only).
         emptied: the whole answer was removed (trunc of an answer of <= 25 tokens).
+        scope: the ``truncate_scope`` the cut was made under (trunc only).
         cue: the appended question (question only).
+        question_pool: the pool the cue was drawn from (question only).
     """
 
     text: str
     n_tokens: int | None = None
     removed_tokens: int | None = None
     emptied: bool = False
+    scope: str | None = None
     cue: str | None = None
+    question_pool: str | None = None
+
+    @property
+    def truncation(self) -> dict[str, Any] | None:
+        """The record's ``truncation`` block (``{scope, n_tokens, removed_tokens, emptied}``),
+        None unless tokens were removed by count."""
+        if self.n_tokens is None:
+            return None
+        return {"scope": self.scope, "n_tokens": self.n_tokens, "removed_tokens": self.removed_tokens,
+                "emptied": self.emptied}
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a perturbation function may read besides the text it perturbs.
+
+    Attributes:
+        question: the user turn q (seeds a reproducible draw, such as the ``question`` cue).
+        tokenizer: the model's tokenizer; None unless the registry entry says ``needs_tokenizer``.
+        seed: the ``question_seed`` setting.
+        pool: the ``question_pool`` setting.
+        truncate_scope: the ``truncate_scope`` setting (recorded by ``trunc``).
+    """
+
+    question: str
+    tokenizer: Any = None
+    seed: int = 0
+    pool: str = DEFAULT_QUESTION_POOL
+    truncate_scope: str = DEFAULT_TRUNCATE_SCOPE
 
 
 def question_pools() -> tuple[str, ...]:
@@ -97,12 +130,13 @@ def tokens_to_remove(n_tokens: int) -> int:
     return min(n_tokens, max(MIN_TRUNC_TOKENS, math.ceil(0.25 * n_tokens)))
 
 
-def truncate(answer: str, tokenizer: Any) -> Perturbed:
+def truncate(answer: str, tokenizer: Any, scope: str = DEFAULT_TRUNCATE_SCOPE) -> Perturbed:
     """Cut the end of ``answer`` by :func:`tokens_to_remove` tokens.
 
     Args:
         answer: the assistant turn a.
         tokenizer: the model's (fast) Hugging Face tokenizer.
+        scope: the ``truncate_scope`` setting, recorded.
     """
     enc = tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True)
     offsets = enc["offset_mapping"]
@@ -111,28 +145,36 @@ def truncate(answer: str, tokenizer: Any) -> Perturbed:
     keep = n - remove
     cut = offsets[keep][0] if keep < n else len(answer)
     return Perturbed(
-        text=answer[:cut], n_tokens=n, removed_tokens=remove, emptied=keep == 0
+        text=answer[:cut], n_tokens=n, removed_tokens=remove, emptied=keep == 0, scope=scope
     )
 
 
-def perturb(
-    kind: str, answer: str, *, tokenizer: Any, question: str, seed: int = 0, pool: str = DEFAULT_QUESTION_POOL
-) -> Perturbed:
-    """Apply one perturbation.
+def append_cue(answer: str, question: str, seed: int = 0, pool: str = DEFAULT_QUESTION_POOL) -> Perturbed:
+    """a' = a + " " + the doc's cue (:func:`draw_cue`).
 
     Args:
-        kind: ``none``, ``trunc`` or ``question``.
         answer: the assistant turn a.
-        tokenizer: the model's tokenizer (used by ``trunc``).
-        question: the user turn q (seeds the ``question`` cue).
+        question: the user turn q (seeds the cue).
         seed: the ``question_seed`` setting.
-        pool: the ``question_pool`` setting (``question`` only).
+        pool: the ``question_pool`` setting.
     """
-    if kind == "none":
-        return Perturbed(text=answer)
-    if kind == "trunc":
-        return truncate(answer, tokenizer)
-    if kind == "question":
-        cue = draw_cue(question, seed, pool)
-        return Perturbed(text=f"{answer} {cue}", cue=cue)
-    raise ValueError(f"perturbation {kind!r} is not one of {', '.join(PERTURBATIONS)}")
+    cue = draw_cue(question, seed, pool)
+    return Perturbed(text=f"{answer} {cue}", cue=cue, question_pool=pool)
+
+
+# ---- the paper's three as registered (``(text, context) -> Perturbed``, uta_tasks.probe.perturbations)
+
+
+def unchanged(text: str, context: Context) -> Perturbed:
+    """``none``: a' = a."""
+    return Perturbed(text=text)
+
+
+def trunc(text: str, context: Context) -> Perturbed:
+    """``trunc``: :func:`truncate` with the model's tokenizer, the scope recorded."""
+    return truncate(text, context.tokenizer, scope=context.truncate_scope)
+
+
+def question(text: str, context: Context) -> Perturbed:
+    """``question``: :func:`append_cue` from the task's pool and seed."""
+    return append_cue(text, context.question, seed=context.seed, pool=context.pool)

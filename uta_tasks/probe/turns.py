@@ -8,11 +8,13 @@
   model's template renders it, then the same marker and header.
 * ``pass2_context: template``: ``[q, a']`` re-rendered through the role switch
   (:mod:`uta_tasks.probe.role_switch`), the ablation the paper never ran.
-* ``truncate_scope: response`` (default, the paper): trunc counts and cuts every token of
-  the assistant turn, reasoning included, from its end. ``final_answer``: trunc counts and
-  cuts the final answer only, the reasoning in front kept as generated.
+* ``truncate_scope: response`` (default, the paper): a perturbation whose registry entry
+  says ``whole_response`` (trunc) counts and cuts every token of the assistant turn,
+  reasoning included, from its end. ``final_answer``: it gets the final answer only, the
+  reasoning in front kept as generated.
 
-The appended question always goes after the final answer. Accuracy never depends on
+Every other perturbation (the appended question, say) gets the final answer, and the
+reasoning in front is kept as generated (:mod:`uta_tasks.probe.perturbations`). Accuracy never depends on
 either setting: it is scored on the final answer of the untruncated a.
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from uta_tasks.probe import perturb, reasoning, trace
+from uta_tasks.probe import perturb, perturbations, reasoning, trace
 from uta_tasks.probe.role_switch import RoleSwitch
 from uta_tasks.schema.probe import ProbeSpec
 
@@ -47,16 +49,23 @@ class Shown:
     join: trace.Join | None
 
 
+def _whole_response(spec: ProbeSpec) -> bool:
+    """The task's perturbation is given the whole response, reasoning included."""
+    return perturbations.get(spec.perturbation).takes_whole_response(spec.truncate_scope)
+
+
 def _perturb_raw(spec: ProbeSpec, raw: str, prompt: str, tokenizer: Any) -> tuple[str, perturb.Perturbed]:
     """Perturb the assistant turn as generated; returns (a' as generated, bookkeeping)."""
-    if spec.perturbation == "none":
+    if not spec.perturbed:
         return raw, perturb.Perturbed(text=raw)
-    if spec.perturbation == "trunc" and spec.truncate_scope == "response":
-        shown = perturb.truncate(raw, tokenizer)
+    entry = perturbations.get(spec.perturbation)
+    context = perturb.Context(spec.q, tokenizer if entry.needs_tokenizer else None, spec.question_seed,
+                                    spec.question_pool, spec.truncate_scope)
+    if _whole_response(spec):
+        shown = entry.apply(raw, context)
         return shown.text, shown
     split = reasoning.split(raw, prompt)
-    shown = perturb.perturb(spec.perturbation, split.final, tokenizer=tokenizer, question=spec.q,
-                            seed=spec.question_seed, pool=spec.question_pool)
+    shown = entry.apply(split.final, context)
     return split.prefix + shown.text, shown
 
 
@@ -87,9 +96,9 @@ def build(spec: ProbeSpec, switch: RoleSwitch, answer: str, pass1_prompt: str | 
         history, a_prime = answer, raw_prime
     else:
         history = reasoning.split(answer, prompt).final
-        if spec.perturbation == "none":
+        if not spec.perturbed:
             a_prime = history
-        elif spec.perturbation == "trunc" and spec.truncate_scope == "response":
+        elif _whole_response(spec):
             a_prime = reasoning.split(raw_prime, prompt).final
         else:
             a_prime = shown.text

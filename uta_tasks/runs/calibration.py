@@ -1,6 +1,6 @@
 """The calibration set: human labels of items one judge (model + prompt version) also judged.
 
-Written by ``uta-agreement HUMAN JUDGE --reference HUMAN --calibration-out FILE`` and read by
+Written by ``uta-agreement HUMAN JUDGE --reference HUMAN --calibration_out FILE`` and read by
 ``uta-summary``, ``uta-report`` and ``uta-gate`` (``--calibration FILE``) to correct a run's
 follow-up rate for that judge's error (:mod:`uta_tasks.stats.correction`)::
 
@@ -156,7 +156,7 @@ def read_calibration(path: str | Path) -> CalibrationSet:
     """Read a calibration file.
 
     Args:
-        path: the file written by ``uta-agreement --calibration-out``.
+        path: the file written by ``uta-agreement --calibration_out``.
 
     Raises:
         ValueError: unreadable or not a calibration file (the message names the fix).
@@ -173,7 +173,7 @@ def read_calibration(path: str | Path) -> CalibrationSet:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ValueError(
             f"{p} is not a calibration file (schema {SCHEMA}): write one with "
-            "uta-agreement human=HUMAN.jsonl judge=JUDGE_FOLDER --reference human --calibration-out FILE"
+            "uta-agreement human=HUMAN.jsonl judge=JUDGE_FOLDER --reference human --calibration_out FILE"
         )
     try:
         items = tuple(

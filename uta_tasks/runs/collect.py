@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from uta_tasks.datasets import BENCHMARKS
+from uta_tasks.probe import perturbations
 from uta_tasks.runs import Estimate, EstimateSettings, Run, find_runs, load_run, load_summary
 from uta_tasks.runs.summary_types import RunSummary
 from uta_tasks.schema import output
@@ -167,7 +168,7 @@ def collect(folders: list[str | Path], settings: EstimateSettings | None = None,
                     log.info("%s at T=%s: %s replaces an older run", task, temperature, files.results.name)
                 chosen[key] = TaskRow(key[0], temperature, task, row.benchmark,
                                       row.perturbation or output.PERTURBATION_NONE, row.metrics, run, model)
-    order: dict[str, int] = {p: i for i, p in enumerate(output.PERTURBATIONS)}
+    order: dict[str, int] = {p: i for i, p in enumerate(perturbations.names())}
     benches = list(BENCHMARKS)
     data.rows = sorted(chosen.values(), key=lambda r: (
         r.model, r.temperature is None, r.temperature or 0.0,

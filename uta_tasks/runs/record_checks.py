@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 
 from uta_tasks.datasets import BENCHMARKS
-from uta_tasks.schema import output
+from uta_tasks.probe import perturbations
 from uta_tasks.schema.labels import LABELS, pairing_error
 from uta_tasks.schema.probe import VERDICT_SLOTS, ProbeRecord
 from uta_tasks.schema.reasons import INVALID_REPLY
@@ -42,8 +42,8 @@ def checked_record(record: ProbeRecord, where: str) -> ProbeRecord:
     if record.benchmark not in BENCHMARKS and not is_wrapped(record.benchmark):
         raise ValueError(f"benchmark {record.benchmark!r} is not one this version knows ({', '.join(BENCHMARKS)}, "
                          "or a wrapped lm-eval task)")
-    if record.perturbation not in output.PERTURBATIONS:
-        raise ValueError(f"perturbation {record.perturbation!r} is not one of {list(output.PERTURBATIONS)}")
+    if record.perturbation not in perturbations.names():
+        raise ValueError(f"perturbation {record.perturbation!r} is not one of {list(perturbations.names())}")
     for slot in VERDICT_SLOTS:
         setattr(record, slot, _valid(getattr(record, slot), f"{where} {slot}"))
     record.verdict_samples = [_valid(v, f"{where} verdict_samples[{i}]") for i, v in enumerate(record.verdict_samples)]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.datasets import BENCHMARKS
+from uta_tasks.probe import perturbations
 from uta_tasks.runs.jsonio import read_json
 from uta_tasks.schema import output
 from uta_tasks.wrap import is_wrapped
@@ -81,9 +82,9 @@ def _check_task(path: Path, name: str, config: dict[str, Any], metadata: dict[st
         raise ValueError(f"{path}: configs[{name!r}]['metadata'][{output.META_BENCHMARK!r}] is {benchmark!r}, not a "
                          f"benchmark this version knows ({', '.join(BENCHMARKS)}, or a wrapped lm-eval task)")
     perturbation = metadata.get(output.META_PERTURBATION)
-    if perturbation is not None and perturbation not in output.PERTURBATIONS:
+    if perturbation is not None and perturbation not in perturbations.names():
         raise ValueError(f"{path}: configs[{name!r}]['metadata'][{output.META_PERTURBATION!r}] is {perturbation!r}, "
-                         f"not one of {list(output.PERTURBATIONS)}")
+                         f"not one of {list(perturbations.names())}")
     repeats = config.get("repeats")
     if not _count(repeats):
         raise ValueError(f"{path}: configs[{name!r}]['repeats'] is {repeats!r}, not a number of repeats")

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.probe.backend import temperature
 from uta_tasks.probe.trace import PASS2_CONTEXTS
 from uta_tasks.runs import hub_source, saved_files, saved_harness, saved_inspect, saved_lighteval, saved_lines
 from uta_tasks.runs.folder import _from_model_args, model_name
@@ -299,53 +298,6 @@ def _check_model(where: str, samples: Path, saved_model: str | None, config: Map
             f"{current}; the user turn must come from the model that wrote the answer. Use --model_args "
             f"pretrained={saved_model} or a run of {current}{stated}"
         )
-
-
-def precheck(path: str | Path, model_args: Mapping[str, Any], gen_kwargs: Mapping[str, Any],
-             pass2_context: Any = None) -> None:
-    """The refusals that need neither the model nor the tasks, for ``uta-eval`` to raise before
-    lm-eval loads the model: no run or no samples, another model, the paper's trace asked of a
-    run whose reasoning ``think_end_token`` stripped, another temperature (the first sample of
-    each task's samples file against ``--gen_kwargs`` over the uta tasks' greedy default).
-
-    Args:
-        path: the ``answers_from`` setting.
-        model_args: ``--model_args``.
-        gen_kwargs: ``--gen_kwargs``.
-        pass2_context: the ``pass2_context`` of ``--metadata`` (None: not set).
-    """
-    where = f"answers_from={path}"
-    if hub_source.is_hub(str(path)):
-        return  # downloaded for the tasks that read it, when uta-eval builds them before the model loads
-    try:
-        every = saved_files.every_task(path, where)
-    except saved_files.SavedFilesError as exc:
-        raise SavedRunError(str(exc)) from None
-    mine = temperature(gen_kwargs)
-    for found in every:
-        if found.kind != SAVED_LM_EVAL:
-            continue  # read when uta-eval builds the tasks, before the model loads (with answers_from_settings)
-        full = _results(found, where)
-        config = full.get("config") if isinstance(full.get("config"), dict) else None
-        _check_model(where, found.samples, model_name(full, found.samples.parent) if full else None, config,
-                     model_args)
-        stripped_context(where, found.samples, config, pass2_context)
-        try:
-            for line_where, raw in read_jsonl(found.samples):
-                kwargs = saved_lines.parse(raw, line_where).gen_kwargs
-                if temperature(kwargs) != mine:
-                    raise SavedRunError(
-                        f"{line_where}: the saved run sampled at temperature {temperature(kwargs)}, the probe at "
-                        f"{mine}; the paper uses one temperature for the answer and the user turn. Run the probe with "
-                        f"--gen_kwargs temperature={temperature(kwargs)} and, to sample only the user turn at {mine}, "
-                        f"--metadata '{{\"user_temperature\": {mine}}}' (not comparable with the paper), or save a "
-                        f"run at {mine}"
-                    )
-                break
-        except saved_lines.SavedLineError as exc:
-            raise SavedRunError(str(exc)) from None
-        except (ValueError, OSError) as exc:
-            raise SavedRunError(f"{where}: {exc}; answers_from reads lm-eval --log_samples files") from None
 
 
 def results_config(saved: SavedTask) -> dict[str, Any]:

@@ -9,8 +9,6 @@ and of a verdict are not listed: they are the attributes of
 
 from __future__ import annotations
 
-from typing import Literal, get_args
-
 # ---- lm-eval output files ---------------------------------------------------------------
 RESULTS_GLOB = "results_*.json"
 RESULTS_PREFIX = "results_"
@@ -96,10 +94,9 @@ META_JUDGE_TEMPERATURE = "judge_temperature"
 META_ANSWERS_SOURCE = "uta_answers_source"
 # The probe's modes (issue 17): run dimensions like temperature, never pooled together.
 RUN_MODES = ("pass2_context", "truncate_scope")
-# The perturbations of the assistant turn (uta_tasks.probe.perturb), in the order tables list them.
-Perturbation = Literal["none", "trunc", "question"]
-PERTURBATIONS: tuple[Perturbation, ...] = get_args(Perturbation)
-PERTURBATION_NONE: Perturbation = "none"
+# The unperturbed control. Every perturbation, this one included, is an entry of the
+# registry in uta_tasks.probe.perturbations (its name, function, needs and paper membership).
+PERTURBATION_NONE = "none"
 TASK_PREFIX = "uta_"
 
 

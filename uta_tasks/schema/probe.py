@@ -140,7 +140,8 @@ class ProbeSpec:
     Attributes:
         task: lm-eval task name.
         benchmark: key of ``uta_tasks.datasets.BENCHMARKS``.
-        perturbation: ``none``, ``trunc`` or ``question``.
+        perturbation: a registered perturbation (``none``, ``trunc``, ``question``, ...;
+            ``uta_tasks.probe.perturbations``).
         messages: chat messages up to and including the user turn q.
         role_switch: the ``role_switch`` setting.
         question_seed: the ``question_seed`` setting.
@@ -187,7 +188,7 @@ class ProbeSpec:
 
     @property
     def perturbed(self) -> bool:
-        """True for ``trunc`` and ``question`` tasks (they also produce u_ref)."""
+        """True for every perturbation but ``none`` (such tasks also produce u_ref)."""
         return self.perturbation != "none"
 
     def to_dict(self) -> dict[str, Any]:
@@ -232,7 +233,8 @@ class ProbeRecord:
     Attributes:
         task: lm-eval task name.
         benchmark: benchmark key.
-        perturbation: ``none``, ``trunc`` or ``question``.
+        perturbation: a registered perturbation (``none``, ``trunc``, ``question``, ...;
+            ``uta_tasks.probe.perturbations``).
         q: the user turn q.
         messages: chat messages up to q.
         pass1_prompt: the rendered pass-1 prompt (None when held-out).
@@ -312,7 +314,7 @@ class ProbeRecord:
 
     @property
     def perturbed(self) -> bool:
-        """True for ``trunc`` and ``question`` tasks."""
+        """True for every perturbation but ``none``."""
         return self.perturbation != "none"
 
     def verdicts(self) -> dict[str, Verdict | None]:

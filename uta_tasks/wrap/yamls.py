@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.lm_eval_compat import source_tasks
-from uta_tasks.schema.output import PERTURBATIONS
+from uta_tasks.probe import perturbations
 from uta_tasks.tasks.generate import TASKS_DIR
 
 from .benchmark import load
@@ -85,7 +85,7 @@ def files(wrap_plan: WrapPlan, settings: dict[str, Any]) -> dict[str, str]:
     out: dict[str, str] = {}
     for source in wrap_plan.tasks:
         names = []
-        for perturbation in PERTURBATIONS:
+        for perturbation in perturbations.names():
             names.append(task_name(source, perturbation))
             out[f"{source}/{names[-1]}.yaml"] = task_yaml(source, perturbation, settings,
                                                           source in wrap_plan.unsafe, wrap_plan.include_path)

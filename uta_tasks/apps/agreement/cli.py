@@ -12,7 +12,7 @@ the JSON report with ``--json``. Also, when they apply:
 - a labels file with several annotators: each judge against the annotators pooled (D.2);
 - ``--slices``: the paper's Table 7 slices (full, random, balanced hard cases) for every
   compared pair of judges, with the per-file rate correlations and per-model rate shifts;
-- ``--calibration-out FILE``: the calibration set of the one judge against the humans, read
+- ``--calibration_out FILE``: the calibration set of the one judge against the humans, read
   by ``--calibration`` of ``uta-summary``, ``uta-report`` and ``uta-gate``.
 
 Exit status 1 when no pair of sources shares an item, 2 when an input cannot be read or is malformed.
@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.judge import LABELS
 from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs.atomic import write_text
@@ -51,17 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--replicates", type=int, default=DEFAULT_REPLICATES, help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap and slice seed (default 0)")
     parser.add_argument("--json", type=Path, help="write the JSON report here")
-    parser.add_argument("--no-confusion", action="store_true", help="print the table without confusion matrices")
+    parser.add_argument("--no_confusion", action="store_true", help="print the table without confusion matrices")
     parser.add_argument("--slices", action="store_true",
                         help="Table 7 slices (full, random, balanced hard) for every compared pair of judges")
-    parser.add_argument("--slice-size", type=int, default=DEFAULT_SIZE,
+    parser.add_argument("--slice_size", type=int, default=DEFAULT_SIZE,
                         help=f"random-slice size; the hard slice takes at most half as many disagreements "
                         f"(default {DEFAULT_SIZE})")
-    parser.add_argument("--hard-from", metavar="A,B", help="the two judges whose disagreements define the hard slice "
+    parser.add_argument("--hard_from", metavar="A,B", help="the two judges whose disagreements define the hard slice "
                         "(default: the compared pair)")
-    parser.add_argument("--calibration-out", type=Path,
+    parser.add_argument("--calibration_out", type=Path,
                         help="write the calibration set of the one judge folder against the labels file(s)")
-    return parser
+    return lm_eval_spelling(parser)
 
 
 def _alphas(sources: Sequence[LabelSource], replicates: int, seed: int) -> dict[str, Alpha]:
@@ -101,7 +102,7 @@ def _hard_from(spec: str | None, sources: Sequence[LabelSource]) -> tuple[LabelS
     by_name = {s.name: s for s in sources}
     picked = [by_name.get(n.strip()) for n in spec.split(",")]
     if len(picked) != 2 or any(p is None for p in picked):
-        raise ValueError(f"--hard-from {spec!r}: name two of the sources {sorted(by_name)}, e.g. nano,full")
+        raise ValueError(f"--hard_from {spec!r}: name two of the sources {sorted(by_name)}, e.g. nano,full")
     return picked[0], picked[1]  # type: ignore[return-value]
 
 
@@ -112,7 +113,7 @@ def _calibration(path: Path, sources: Sequence[LabelSource]) -> str:
     humans = [s for s in sources if s.judge is None]
     if len(judges) != 1 or not humans:
         raise ValueError(
-            f"--calibration-out needs one judge folder and the human labels; got judges {[j.name for j in judges]} "
+            f"--calibration_out needs one judge folder and the human labels; got judges {[j.name for j in judges]} "
             f"and label files {[h.name for h in humans]}"
         )
     calibration = build_calibration(humans, judges[0])

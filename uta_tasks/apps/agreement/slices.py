@@ -5,7 +5,7 @@ Slices of the items two sources share, all seeded (``random.Random(seed)`` over 
 - ``full``: every shared item.
 - ``random``: ``size`` items drawn at random, stratified by the first source's genuine
   decision with largest-remainder rounding, so its prevalence is the full panel's.
-- ``hard``: the balanced hard-case slice: items where the *defining* pair (``--hard-from``,
+- ``hard``: the balanced hard-case slice: items where the *defining* pair (``--hard_from``,
   default the two compared sources) disagrees on genuine (at most ``size // 2``), plus as
   many items they agree on, half agreed-genuine (rounded up) and half agreed-not-genuine;
   a side short of items is filled from the other.

@@ -8,10 +8,10 @@ send; the page keeps it in the tab's ``sessionStorage`` and sends it as
 line, a server log or an export.
 
 When access is required (the server listens beyond loopback, behind a proxy given by
-``--public-url``, or ``require_invites`` is set), ``/api/*`` answers only a request with a
+``--public_url``, or ``require_invites`` is set), ``/api/*`` answers only a request with a
 valid secret, and acts for the name the secret was issued to: a request naming another
 annotator is refused. On loopback without invites the server's own token (see
-:mod:`.server`) is needed instead, unless it runs with ``--no-token`` (a valid invite
+:mod:`.server`) is needed instead, unless it runs with ``--no_token`` (a valid invite
 secret still binds the name).
 """
 

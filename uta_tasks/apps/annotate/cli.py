@@ -11,9 +11,9 @@
 writes one JSON line per complete answer: ``{"item_id", "annotator", "label",
 "genuine"}``, the input of ``uta-agreement``. ``invite`` issues an annotator's personal
 link (see :mod:`.access`): a server listening beyond 127.0.0.1 or behind a proxy
-(``--public-url``) serves items and takes answers only through such links, and refuses to
+(``--public_url``) serves items and takes answers only through such links, and refuses to
 start before anyone is invited. On 127.0.0.1 the printed link carries a per-server token
-(``--no-token`` serves without it); pages of other sites are refused either way (see
+(``--no_token`` serves without it); pages of other sites are refused either way (see
 :mod:`.guard`).
 """
 
@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs.atomic import write_text
 
@@ -52,22 +53,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--seed", type=int, default=0, help="sampling and ordering seed (default 0)")
     serve.add_argument("--allocation", choices=ALLOCATIONS, default="proportional",
                        help="strata allocation: natural prevalence (default), equal, or hard (disagreements with "
-                       "--hard-against, balanced; never a calibration set)")
-    serve.add_argument("--hard-against", help="hard packets: the other judge's saved-samples folder (uta-rejudge output)")
+                       "--hard_against, balanced; never a calibration set)")
+    serve.add_argument("--hard_against", help="hard packets: the other judge's saved-samples folder (uta-rejudge output)")
     serve.add_argument("--kinds", default=",".join(ANNOTATED_KINDS),
                        help="user turns to sample: verdict (u after a') and/or verdict_ref (u after a)")
     serve.add_argument("--host", default=DEFAULT_HOST, help="interface (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    serve.add_argument("--require-invites", action="store_true",
+    serve.add_argument("--require_invites", action="store_true",
                        help="demand an invite link even on 127.0.0.1 (always demanded beyond it and behind a proxy)")
-    serve.add_argument("--public-url", action="append", default=[], metavar="URL",
+    serve.add_argument("--public_url", action="append", default=[], metavar="URL",
                        help="behind a reverse proxy: the address annotators open (e.g. https://annot.lab/); its host "
                        "and origin are accepted, and invites are demanded (repeatable)")
-    serve.add_argument("--no-token", action="store_true",
+    serve.add_argument("--no_token", action="store_true",
                        help="on 127.0.0.1 without invites, serve without the per-server token of the printed link "
                        "(any program on this machine may then read and answer under any name; pages of other "
                        "sites are still refused)")
-    serve.add_argument("--read-timeout", type=float, default=DEFAULT_READ_TIMEOUT_S, metavar="SECONDS",
+    serve.add_argument("--read_timeout", type=float, default=DEFAULT_READ_TIMEOUT_S, metavar="SECONDS",
                        help="a request must arrive whole (head and body) within this time, else its connection is "
                        "closed (default %(default)s)")
     invite = commands.add_parser("invite", help="issue an annotator's personal link (replaces an earlier one)")
@@ -79,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--db", type=Path, required=True, help="annotation database")
     export.add_argument("--output", type=Path, required=True, help="JSONL file to write")
     export.add_argument("--annotator", help="only this annotator (default: all)")
-    return parser
+    return lm_eval_spelling(parser)
 
 
 def prepare_packet(
@@ -128,7 +129,7 @@ def prepare_packet(
         found = sample_items(list(paths), kinds=list(kinds))
         if allocation == "hard":
             if hard_against is None:
-                raise AnnotationError("--allocation hard needs --hard-against FOLDER: the other judge's verdicts")
+                raise AnnotationError("--allocation hard needs --hard_against FOLDER: the other judge's verdicts")
             from uta_tasks.runs.label_sources import load_sources
 
             (other,) = load_sources(hard_against)

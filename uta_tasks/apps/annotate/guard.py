@@ -6,12 +6,12 @@ header), frames, and requests to a name the attacker re-points at 127.0.0.1 (DNS
 rebinding). The server refuses them all:
 
 - **Host**: the ``Host`` header must name what the server serves: an IP address (a
-  rebinding attack needs a DNS name), ``localhost``, or the host of ``--public-url``. A
-  server listening beyond loopback without ``--public-url`` takes any name (it demands an
+  rebinding attack needs a DNS name), ``localhost``, or the host of ``--public_url``. A
+  server listening beyond loopback without ``--public_url`` takes any name (it demands an
   invite for every API request, which a rebinding page does not have).
 - **Origin**: a request that carries ``Origin`` (browsers send it with every POST and
   every cross-origin fetch) must come from the server's own origin (the ``Host`` it was
-  sent to, or ``--public-url``); ``Origin: null`` and other sites are refused, and so is
+  sent to, or ``--public_url``); ``Origin: null`` and other sites are refused, and so is
   ``Sec-Fetch-Site: cross-site`` / ``same-site`` on the API.
 - **POST bodies** are ``application/json`` only (a cross-site page cannot send that
   without a CORS preflight, which is never granted), at most :data:`MAX_BODY` bytes, with a
@@ -79,7 +79,7 @@ class Served:
 
     Attributes:
         port: the port the server listens on.
-        public: ``(scheme, host[:port])`` of each ``--public-url`` (a reverse proxy's address).
+        public: ``(scheme, host[:port])`` of each ``--public_url`` (a reverse proxy's address).
     """
 
     port: int
@@ -88,19 +88,19 @@ class Served:
 
     @classmethod
     def of(cls, port: int, public_urls: Iterable[str] = (), any_host: bool = False) -> Served:
-        """Build from the listening port and the ``--public-url`` values.
+        """Build from the listening port and the ``--public_url`` values.
 
         Args:
             port: the listening port.
             public_urls: addresses annotators reach the server at, e.g. ``https://annot.lab/``.
-            any_host: accept every ``Host`` (a server beyond loopback without ``--public-url``:
+            any_host: accept every ``Host`` (a server beyond loopback without ``--public_url``:
                 annotators reach it by a name it cannot know, and every request needs an invite).
         """
         public = []
         for url in public_urls:
             parts = urlsplit(url)
             if parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc:
-                raise ValueError(f"--public-url {url!r}: give the address annotators open, e.g. https://annot.lab/")
+                raise ValueError(f"--public_url {url!r}: give the address annotators open, e.g. https://annot.lab/")
             public.append((parts.scheme, parts.netloc.lower()))
         return cls(port, tuple(public), any_host and not public)
 

@@ -11,7 +11,7 @@ judge label.
   until ``n`` (rare labels get covered; rates in the packet are then not the natural
   ones).
 - ``hard`` (the paper's hard-case packet, Appendix D.2) needs a second judge's verdicts on
-  the same items (``--hard-against FOLDER``): up to ``n // 2`` items where the two judges
+  the same items (``--hard_against FOLDER``): up to ``n // 2`` items where the two judges
   disagree on genuine, plus as many they agree on, half agreed-genuine and half
   agreed-not-genuine (:func:`uta_tasks.stats.sampling.balanced_hard`). Its rates are not
   the natural ones: never use it as a calibration set.

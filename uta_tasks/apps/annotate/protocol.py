@@ -9,7 +9,7 @@
   nothing more (uvicorn's default would try to answer on a finished connection and log h11's
   ``LocalProtocolError`` with a traceback).
 - **A request must arrive whole within** ``read_timeout`` **seconds** (``uta-annotate serve
-  --read-timeout``, default :data:`DEFAULT_READ_TIMEOUT_S`): from a connection's first
+  --read_timeout``, default :data:`DEFAULT_READ_TIMEOUT_S`): from a connection's first
   moment, and from the first byte of each later request on a kept-alive connection, to the
   end of its body. A client that sends part of a head or a body and then stalls is
   disconnected when the time is up, however many of them there are, while other clients are

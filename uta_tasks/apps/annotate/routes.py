@@ -68,7 +68,7 @@ class Policy:
     Attributes:
         db_path: the annotation database.
         require_invites: every ``/api/*`` request needs an invite's secret.
-        token: the per-server token of open mode (None: invites, or ``--no-token``).
+        token: the per-server token of open mode (None: invites, or ``--no_token``).
     """
 
     db_path: Path

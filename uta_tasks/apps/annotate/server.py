@@ -12,7 +12,7 @@ Bearer``, see :mod:`.access`) and acts under the name it was issued to; the serv
 to start there before anyone is invited. On loopback without invites, the server makes a
 random token at start (:attr:`AnnotationServer.link` carries it in the fragment, as an
 invite does) and every ``/api/*`` request needs it, so no other page or local program can
-read or answer; ``open_token=False`` (``--no-token``) turns that off, leaving only the
+read or answer; ``open_token=False`` (``--no_token``) turns that off, leaving only the
 checks of :mod:`.guard`. The page and its static files hold no item and are served to
 anyone whose request passes :mod:`.guard` (Host, Origin, body framing).
 
@@ -69,9 +69,9 @@ class AnnotationServer:
             (e.g. ``https://annot.lab/``): their hosts and origins are accepted, and invites
             are required.
         open_token: On loopback without invites, demand the per-server token of
-            :attr:`link` (default); False serves any local request (``--no-token``).
+            :attr:`link` (default); False serves any local request (``--no_token``).
         read_timeout: Seconds a request may take to arrive whole, head and body
-            (``--read-timeout``); a client that is slower is disconnected (:mod:`.protocol`).
+            (``--read_timeout``); a client that is slower is disconnected (:mod:`.protocol`).
     """
 
     def __init__(
@@ -136,8 +136,8 @@ class AnnotationServer:
             self._warned_forwarding = True
             log.warning(
                 "uta-annotate: a request came through a proxy (forwarding headers), but this server does not "
-                "demand invites: anyone who reaches the proxy reaches it. Serve with --require-invites and "
-                "--public-url https://YOUR.HOST/ behind a proxy"
+                "demand invites: anyone who reaches the proxy reaches it. Serve with --require_invites and "
+                "--public_url https://YOUR.HOST/ behind a proxy"
             )
 
     def serve_forever(self) -> None:

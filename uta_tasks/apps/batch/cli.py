@@ -9,7 +9,7 @@ Stop it at any time: the same command resumes the same batches. Afterwards ``uta
 with the same judge settings finds every verdict cached (zero calls).
 
 Exit status: 0 when every item has an outcome, 3 when batches are still running
-(``--no-wait`` or ``--max-wait`` reached: rerun to collect), 1 on an error.
+(``--no_wait`` or ``--max_wait`` reached: rerun to collect), 1 on an error.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.errors import JudgeConfigError
 from uta_tasks.judge.redact import install_log_redaction
@@ -46,14 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--kinds", default=",".join(VERDICT_SLOTS),
         help="which user turns to judge (comma-separated record fields; default: all)",
     )
-    parser.add_argument("--no-wait", action="store_true", help="submit and return; a rerun collects")
-    parser.add_argument("--poll-interval", type=float, default=30.0, help="seconds between polls (default 30)")
-    parser.add_argument("--max-wait", type=float, default=25 * 3600.0, help="seconds of polling at most (default 25 h)")
-    parser.add_argument("--no-fallback", action="store_true", help="leave failed requests unjudged (no live calls)")
-    parser.add_argument("--max-requests", type=int, default=MAX_REQUESTS, help="requests per batch file")
-    parser.add_argument("--max-bytes", type=int, default=MAX_BYTES, help="bytes per batch file")
+    parser.add_argument("--no_wait", action="store_true", help="submit and return; a rerun collects")
+    parser.add_argument("--poll_interval", type=float, default=30.0, help="seconds between polls (default 30)")
+    parser.add_argument("--max_wait", type=float, default=25 * 3600.0, help="seconds of polling at most (default 25 h)")
+    parser.add_argument("--no_fallback", action="store_true", help="leave failed requests unjudged (no live calls)")
+    parser.add_argument("--max_requests", type=int, default=MAX_REQUESTS, help="requests per batch file")
+    parser.add_argument("--max_bytes", type=int, default=MAX_BYTES, help="bytes per batch file")
     parser.add_argument("--summary", type=Path, help="also write the run summary JSON to this file")
-    return parser
+    return lm_eval_spelling(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

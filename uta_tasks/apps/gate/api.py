@@ -86,7 +86,7 @@ def run_gate(
         rules: a parsed :class:`RuleSet` or the path of the rules YAML.
         baseline: the baseline's output folder, needed by regression rules.
         strict: override the rules file's ``strict`` setting.
-        calibration: a judge calibration file (``uta-agreement --calibration-out``): rules on
+        calibration: a judge calibration file (``uta-agreement --calibration_out``): rules on
             ``genuine_followup_corrected`` read it.
         retest: a ``retest.json`` (``uta-rejudge --retest``): margins smaller than the judge's
             own spread are flagged.

@@ -19,6 +19,7 @@ import logging
 import sys
 from pathlib import Path
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.gate.api import EXIT_UNDECIDED, run_gate
 from uta_tasks.apps.gate.errors import GateInputError
 from uta_tasks.apps.gate.evaluate import ERROR
@@ -53,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write the result as JSON here")
     p.add_argument("--junit", type=Path, help="write the result as JUnit XML here")
     p.add_argument("--markdown", type=Path, help="write the result as Markdown here (e.g. for $GITHUB_STEP_SUMMARY)")
-    return p
+    return lm_eval_spelling(p)
 
 
 def _write(path: Path | None, text: str) -> None:

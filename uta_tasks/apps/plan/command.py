@@ -15,6 +15,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import metadata_from_json
 from uta_tasks.apps.plan.counts import BATCH_DISCOUNT, Assumed, Plan, PlanError, Price, make_plan
 from uta_tasks.judge.prompt import CHARS_PER_TOKEN
@@ -41,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
                    help="assumed tokens of each generated user turn (default: bounds only)")
     p.add_argument("--plan_reply_tokens", type=int, default=None,
                    help="assumed tokens of each judge reply, reasoning included (default: bounds only)")
-    return p
+    return lm_eval_spelling(p)
 
 
 def _price(text: str | None, discount: float) -> Price | None:

@@ -45,27 +45,12 @@ def limited(n: int, limit: float | None) -> int:
     return min(n, int(math.ceil(n * limit)) if limit < 1.0 else int(limit))
 
 
-def _data_module(benchmark: str) -> Any:
-    import importlib
-
+def paper_size(benchmark: str) -> int | None:
+    """The documents the paper evaluated for a benchmark, as its entry declares them
+    (``Benchmark.documents_in_paper``); None when it gives none."""
     from uta_tasks.datasets import BENCHMARKS
 
-    return importlib.import_module(BENCHMARKS[benchmark].load.__module__)
-
-
-def _source(benchmark: str) -> Any:
-    """The benchmark's default data origin (:class:`uta_tasks.datasets.sources.DataSource`), or None."""
-    from uta_tasks.datasets import gpqa
-
-    module = _data_module(benchmark)
-    return gpqa.source(benchmark) if getattr(module, "CONFIG", None) == benchmark else getattr(module, "SOURCE", None)
-
-
-def paper_size(benchmark: str) -> int | None:
-    """The documents the paper evaluated for a benchmark, as its data module declares them
-    (``DataSource.paper_size``, or the module's ``PAPER_SIZE``); None when it gives none."""
-    size = getattr(_source(benchmark), "paper_size", None) or getattr(_data_module(benchmark), "PAPER_SIZE", None)
-    return int(size) if size is not None else None
+    return BENCHMARKS[benchmark].documents_in_paper
 
 
 def contacts(benchmark: str, metadata: Mapping[str, Any]) -> tuple[Contact, ...]:
@@ -82,9 +67,9 @@ def contacts(benchmark: str, metadata: Mapping[str, Any]) -> tuple[Contact, ...]
 
     import datasets
 
-    from uta_tasks.datasets import instruction_following, nltk_data
+    from uta_tasks.datasets import BENCHMARKS, nltk_data
 
-    source = _source(benchmark)
+    source = BENCHMARKS[benchmark].source
     offline = bool(datasets.config.HF_HUB_OFFLINE)
     found: list[Contact] = []
     if source is not None:
@@ -97,8 +82,7 @@ def contacts(benchmark: str, metadata: Mapping[str, Any]) -> tuple[Contact, ...]
         if hub and not offline:
             found.append((HUB, str(hub)))
         found += [(str(u), "") for u in urls if not offline]
-    uses_nltk = getattr(_data_module(benchmark), "drop_unverifiable", None) is instruction_following.drop_unverifiable
-    if uses_nltk and nltk_data.download_refusal(dict(metadata)) is None:
+    if BENCHMARKS[benchmark].needs_nltk and nltk_data.download_refusal(dict(metadata)) is None:
         from nltk.downloader import Downloader
 
         index = os.environ.get(nltk_data.INDEX_URL_ENV) or Downloader.DEFAULT_URL

@@ -1,7 +1,7 @@
 """``python -m uta_tasks.apps.quickstart``: the user-turn probe end to end on this machine.
 
 1. prepares the embedded SmolLM2-135M-Instruct model (once; later runs reuse it);
-2. picks the judge: ``--judge-base-url`` if given, else the OpenAI API when
+2. picks the judge: ``--judge_base_url`` if given, else the OpenAI API when
    ``OPENAI_API_KEY`` is set (the default ``judge_model``, the paper's judge), else the same 135M model on its own
    ``vllm serve`` on 127.0.0.1 (llama-server without vLLM), which checks the plumbing and
    measures nothing; that server starts beside lm_eval, whose check before generation

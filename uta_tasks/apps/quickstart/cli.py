@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import add_judge_setting
 from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.lm_eval_compat.logs import UTA_RENDERS_ITSELF
@@ -44,21 +45,19 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, default=5, help="documents per task (default: %(default)s)")
     parser.add_argument("--output_path", type=Path, default=Path("out/quickstart"),
                         help="lm-eval --output_path; results, samples and the judge log go here (default: %(default)s)")
-    # the former spelling, a hidden alias
-    parser.add_argument("--output-path", type=Path, dest="output_path", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--backend", choices=("vllm", "hf"), default="vllm", help="lm-eval --model (default: %(default)s)")
     parser.add_argument("--model-dir", type=Path, default=None,
                         help="Hugging Face model directory (default: the embedded SmolLM2, prepared if missing)")
     parser.add_argument("--judge", choices=("auto", "local", "openai", "none"), default="auto",
                         help="auto: OpenAI when OPENAI_API_KEY is set, else local (default: %(default)s)")
-    parser.add_argument("--local-judge", choices=LOCAL_SERVERS, default="auto",
+    parser.add_argument("--local_judge", choices=LOCAL_SERVERS, default="auto",
                         help="server of the local judge: vllm (no build; auto when vLLM is installed) or llama "
                         "(llama-server, built by scripts/build_llama_server.sh) (default: %(default)s)")
     add_judge_setting(parser, "judge_base_url", default=None, note="default: the OpenAI API or the local judge")
     add_judge_setting(parser, "judge_model", default=None,
-                      note="default: {default} for OpenAI; required with --judge-base-url")
-    parser.add_argument("--max-gen-toks", type=int, default=256, help="assistant turn token limit (default: %(default)s)")
-    parser.add_argument("--user-max-gen-toks", type=int, default=96, help="user turn token limit (default: %(default)s)")
+                      note="default: {default} for OpenAI; required with --judge_base_url")
+    parser.add_argument("--max_gen_toks", type=int, default=256, help="assistant turn token limit (default: %(default)s)")
+    parser.add_argument("--user_max_gen_toks", type=int, default=96, help="user turn token limit (default: %(default)s)")
     parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (default: the tasks' 0)")
     parser.add_argument("--max-model-len", type=int, default=2048, help="vLLM context length (default: %(default)s)")
     parser.add_argument("--batch-size", type=int, default=8, help="batch size for --backend hf (default: %(default)s)")
@@ -66,7 +65,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="IFBench/IFEval documents whose checks lack NLTK data here: drop them (reported "
                         "by lm_eval's log) or fail (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=1234, help="vLLM seed (default: %(default)s)")
-    args = parser.parse_args(argv)
+    args = lm_eval_spelling(parser).parse_args(argv)
     if args.limit < 1:
         parser.error("--limit must be at least 1")
     return args

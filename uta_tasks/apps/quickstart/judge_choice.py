@@ -34,7 +34,7 @@ LOCAL_SERVERS = ("auto", "vllm", "llama")
 # The schema costs little, and without it no reply parses: perf/judge_schema_speed.py
 # measures it, docs/dev/quickstart.md holds the figures of every backend tried.
 #
-# llama-server (with UTA_NO_VLLM=1, or --local-judge llama) gets the same penalty, two
+# llama-server (with UTA_NO_VLLM=1, or --local_judge llama) gets the same penalty, two
 # slots and every core.
 LOCAL_REPETITION_PENALTY = 1.2
 LOCAL_VLLM_ARGS = (
@@ -74,7 +74,7 @@ def local_server_kind(choice: str) -> str:
     """``vllm`` or ``llama``: which server runs the local judge.
 
     Args:
-        choice: ``--local-judge`` (``auto`` picks vLLM when it is installed).
+        choice: ``--local_judge`` (``auto`` picks vLLM when it is installed).
     """
     if choice != "auto":
         return choice
@@ -133,12 +133,12 @@ class Judge:
                 f"Verdicts by the LOCAL judge: {self.model} (135M parameters) served by {server} at "
                 f"{self.base_url}. It only shows that the pipeline works end to end; its verdicts are "
                 f"not a measurement. Set OPENAI_API_KEY (judge {_default('judge_model')}, as in the paper) or "
-                "pass --judge-base-url/--judge-model for a strong judge."
+                "pass --judge_base_url/--judge_model for a strong judge."
             )
         if self.kind == "openai":
             return f"Verdicts by the OpenAI API judge {self.model} ({self.base_url or _default('judge_base_url')})."
         if self.kind == "endpoint":
-            return f"Verdicts by the judge {self.model} at {self.base_url} (given with --judge-base-url)."
+            return f"Verdicts by the judge {self.model} at {self.base_url} (given with --judge_base_url)."
         return "No judge (--judge none): the follow-up rates are empty; only accuracy is measured."
 
 
@@ -154,7 +154,7 @@ def choose_judge(args: argparse.Namespace, environ: Mapping[str, str]) -> Judge:
     if args.judge_base_url:
         if not args.judge_model:
             raise QuickstartError(
-                "--judge-base-url needs --judge-model: name the model that endpoint serves"
+                "--judge_base_url needs --judge_model: name the model that endpoint serves"
             )
         return Judge("endpoint", args.judge_model, args.judge_base_url.rstrip("/"))
     has_key = bool(environ.get("OPENAI_API_KEY"))

@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import add_metadata_option, metadata_from_json
 from uta_tasks.judge.redact import install_log_redaction
 
@@ -31,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "and write retest.json: per task the share of flipped decisions, the spread of the rate "
                         "across repeats and Krippendorff's alpha; no results or samples are written")
     parser.add_argument("--bootstrap_iters", type=int, default=100000, help="as lm_eval's (default: %(default)s)")
-    args = parser.parse_args(argv)
+    args = lm_eval_spelling(parser).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[uta-rejudge] %(message)s", stream=sys.stderr)
     metadata = metadata_from_json(args.metadata, "uta-rejudge")
     from uta_tasks.judge import JudgeConfigError, JudgeUnjudgedError

@@ -9,6 +9,7 @@ import argparse
 import logging
 import sys
 
+from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import add_calibration_option, add_retest_option
 from uta_tasks.apps.report.api import build_report
 from uta_tasks.judge.redact import install_log_redaction
@@ -33,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
     EstimateSettings.add_arguments(p)
     add_calibration_option(p)
     add_retest_option(p)
-    return p
+    return lm_eval_spelling(p)
 
 
 def main(argv: list[str] | None = None) -> int:
