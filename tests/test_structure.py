@@ -22,9 +22,20 @@ def test_only_the_compat_module_imports_lm_eval():
 def test_manual_metric_table_is_the_generated_one():
     from uta_tasks.metrics.table import markdown_table
 
-    text = (ROOT / "docs" / "metrics.md").read_text()
-    section = text.split("<!-- metrics:start -->\n", 1)[1].split("\n<!-- metrics:end -->", 1)[0]
-    assert section == markdown_table(), "docs/metrics.md metric table is stale: regenerate it from uta_tasks.metrics.table"
+    assert _generated("metrics.md", "metrics") == markdown_table(), "docs/metrics.md is stale: run python scripts/metric_docs.py"
+
+
+def _generated(page: str, marker: str) -> str:
+    text = (ROOT / "docs" / page).read_text()
+    return text.split(f"<!-- {marker}:start -->\n", 1)[1].split(f"\n<!-- {marker}:end -->", 1)[0]
+
+
+def test_report_page_lists_are_the_generated_ones():
+    from uta_tasks.apps.report.metric_tables import sections_markdown
+    from uta_tasks.runs.estimates import intervals_markdown
+
+    assert _generated("report.md", "report-sections") == sections_markdown(), "run: python scripts/metric_docs.py"
+    assert _generated("report.md", "intervals") == intervals_markdown(), "run: python scripts/metric_docs.py"
 
 
 def test_metric_table_decides_aggregation_and_direction():
@@ -36,8 +47,46 @@ def test_metric_table_decides_aggregation_and_direction():
     assert "genuine_followup_reference" not in specs
     assert specs["label_plausible_followup"].higher_is_better and not specs["label_meta_planning"].higher_is_better
     assert specs["unjudged"].aggregation([1.0, 2.0]) == 3.0
-    off = {m.name for m in metrics_for(TaskShape("none", judged=False, held_out=False, primary=None), {})}
-    assert off == {"answer_incomplete", "overlong"}, "judge off and unperturbed: no follow-up metric"
+
+
+def _unjudged_doc(perturbation: str):
+    """Two repeats of a doc probed with the judge off: no verdict anywhere, T = 0."""
+    from uta_tasks.metrics.values import Doc
+    from uta_tasks.schema.probe import ProbeRecord
+
+    base = dict(task="t", benchmark="b", perturbation=perturbation, q="q?", messages=[], a="a", answer="a",
+                reasoning_form="plain", history="a", a_prime="a", role_switch={}, generation={"user": {}},
+                given_answer=False, truncation={"emptied": True} if perturbation == "trunc" else None)
+    records = (ProbeRecord(**base, u="u one", u_ref="u two"), ProbeRecord(**base, u="same", u_ref="same"))
+    return Doc(records, (0, 1), (True, False))
+
+
+def test_a_metric_needs_the_judge_exactly_when_its_row_says_so():
+    """With the judge off a task reports the rows that need no judge, and each of them has a
+    value from records without verdicts; a row that needs the judge has none there."""
+    from uta_tasks.metrics.table import PROBE_METRICS, TaskShape, metrics_for
+    from uta_tasks.metrics.values import share
+    from uta_tasks.probe.perturbations import names
+
+    for perturbation in names():
+        shape = TaskShape(perturbation, judged=False, held_out=False, primary="exact_match")
+        off = {m.name for m in metrics_for(shape, {})}
+        on = {m.name: m for m in metrics_for(TaskShape(perturbation, judged=True, held_out=False,
+                                                       primary="exact_match"), {})}
+        assert off == {n for n, m in on.items() if not m.needs_judge}, perturbation
+        doc = _unjudged_doc(perturbation)
+        for m in PROBE_METRICS:
+            if not m.reported(TaskShape(perturbation, judged=True, held_out=False, primary="exact_match")):
+                continue
+            if m.units is not None:
+                found = m.units(doc)
+                value = float(sum(found.values())) if m.count else share(found)
+            elif m.value is not None:
+                value = m.value(doc)
+            else:
+                continue  # overlong: counted before any row's function
+            measured = value == value and (value != 0.0 or not m.count)
+            assert measured != m.needs_judge, (m.name, value, "set needs_judge to what the function reads")
 
 
 def test_modules_stay_small():

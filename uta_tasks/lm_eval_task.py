@@ -26,6 +26,7 @@ from uta_tasks import lm_eval_compat as compat
 from uta_tasks.datasets import BENCHMARKS
 from uta_tasks.datasets.conversations import PROBE_TURN_KEY
 from uta_tasks.judge.redact import redact_value
+from uta_tasks.lm_eval_compat import metric_rows
 from uta_tasks.metrics import table
 from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
@@ -125,7 +126,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
         self._settings = TaskSettings.from_metadata(name, meta)
         self._saved = self._read_saved(name, meta)
         hook.install()
-        super().__init__(config=compat.prepare_config(config, table.metric_list(self._metrics())), **kwargs)
+        super().__init__(config=compat.prepare_config(config, metric_rows.metric_list(self._metrics())), **kwargs)
         compat.after_init(self)
 
     # ---- settings ----------------------------------------------------------------
@@ -265,7 +266,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
     def aggregation(self) -> dict:
         if self._predict_only:
             return super().aggregation()
-        return {m.name: table.lm_eval_aggregation(m) for m in self._metrics()}
+        return {m.name: metric_rows.lm_eval_aggregation(m) for m in self._metrics()}
 
     def higher_is_better(self) -> dict:
         if self._predict_only:
@@ -283,7 +284,7 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
                 for k, v in vars(self._settings).items()}
         dumped["metadata"] = {**used, **(dumped.get("metadata") or {})}
         if not self._predict_only:
-            dumped["metric_list"] = table.metric_list(self._metrics(), readable=True)
+            dumped["metric_list"] = metric_rows.metric_list(self._metrics(), readable=True)
         dumped.pop("filter_list", None)
         if self._saved is not None:  # answers_from: the saved run, named in the run's configuration
             dumped["metadata"] = {**dumped["metadata"], output.META_ANSWERS_SOURCE: self._saved.source}

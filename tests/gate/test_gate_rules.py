@@ -55,6 +55,9 @@ def test_a_rule_on_the_former_name_changed_share_checks_share_changed():
     ({"rules": ["t: m >= 1"], "settings": {"same": ["colour"]}}, "same must be a list"),
     ({"rules": ["t: m >= 1"], "extra": 1}, "unknown top-level key(s) ['extra']"),
     ({"rules": ["t: m >= 1"], "version": 2}, "version 2"),
+    ({"rules": [{"task": "t", "metric": "unjudged_share", "max_drop": 0.1}]}, "lower-is-better metric"),
+    ({"rules": [{"task": "t", "metric": "genuine_followup", "max_rise": 0.1}]}, "guard it with max_drop"),
+    ({"rules": [{"task": "t", "metric": "label_meta_planning", "max_drop": 0.1}]}, "guard it with max_rise"),
 ])
 def test_malformed_rules_name_the_cause(doc, message):
     with pytest.raises(GateInputError) as err:

@@ -115,7 +115,7 @@ def test_real_run_report_in_chromium(driver, uta_real_run, tmp_path):
     headline = _rows(driver, "table-headline")
     assert len(headline) == 1 and headline[0][0] == "smollm2-135m-instruct" and headline[0][1] == "0"
     assert [r[2:4] for r in _rows(driver, "table-perturbations")] == [["ifbench", "trunc"]]
-    assert [r[2] for r in _rows(driver, "table-unjudged")] == ["uta_ifbench", "uta_ifbench_trunc"]
+    assert [r[2] for r in _rows(driver, "table-metrics-judging")] == ["uta_ifbench", "uta_ifbench_trunc"]
     prov = _rows(driver, "table-provenance")
     assert prov[0][2] == "generated" and prov[0][4] == "smollm2-135m-instruct" and prov[0][5] == "followupeval-v4"
     assert {f[0] for f in _figures(driver)} >= {"fig-headline", "fig-labels", "fig-perturbations"}

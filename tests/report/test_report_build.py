@@ -94,11 +94,26 @@ def test_label_perturbation_temperature_conditioned_and_unjudged_tables(report):
     assert pert[0][4].startswith("10.0") and pert[0][5].startswith("50.0") and pert[0][6].startswith("40.0 [")
     temps = page.tables["table-temperatures"]
     assert ["org/model-b", "gsm8k", "0.0 [0.0, 16.1]", "5.0 [0.9, 23.6]"] in temps
-    cond = page.tables["table-conditioned"]
+    cond = page.tables["table-metrics-conditioned"]
     row = next(r for r in cond if r[:3] == ["org/model-a", "0", "uta_gsm8k"])
-    assert row[3] == "50.0" and row[5] == "10" and row[7] == "10"
-    unj = page.tables["table-unjudged"]
-    assert ["org/model-a", "0", "uta_gpqa_diamond", "1", "4", "25.0 [4.6, 69.9]"] in unj
+    assert row[3:] == ["10.0 [1.8, 40.4] n=10", "10.0 [1.8, 40.4] n=10"]  # 10 correct, 10 wrong repeats
+    judging = page.tables["table-metrics-judging"]
+    assert ["org/model-a", "0", "uta_gpqa_diamond", "1 of 4 (25.0 [4.6, 69.9])"] == judging[2][:4]
+
+
+def test_every_metric_a_run_reports_is_in_a_table_of_its_section(report):
+    """The tables by task are generated from the metric table: each probe metric the runs
+    report is a column of its row's section, in the table's order."""
+    from uta_tasks.metrics.table import PROBE_METRICS
+
+    files, page = report
+    html = files.html.read_text()
+    for m in PROBE_METRICS:
+        if m.name in ("genuine_prob", "n_judged_reference", "n_unjudged_reference", "genuine_followup_reference"):
+            continue  # no run here samples several user turns or is held-out
+        assert f"<th>{m.name}</th>" in html.split(f'id="table-metrics-{m.section}"', 1)[1].split("</table>", 1)[0], \
+            m.name
+    assert "table-conditioned" not in page.tables and "table-unjudged" not in page.tables  # no hand-kept copy
 
 
 def test_provenance_names_judge_prompt_and_versions(report):

@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from uta_tasks.metrics.aggregate import mean as mean  # every benchmark's accuracy aggregation
+from uta_tasks.metrics.values import is_correct
+
 if TYPE_CHECKING:
     import datasets
 
@@ -85,15 +88,6 @@ class Benchmark:
         return is_correct(scores[self.primary])
 
 
-def is_correct(value: Any) -> bool:
-    """THE definition of a correct answer: its primary accuracy value is 1 (or True).
-
-    Args:
-        value: one answer's value of the benchmark's primary metric.
-    """
-    return float(value) >= 1.0
-
-
 def no_score(doc: dict, answer: str) -> dict[str, Any]:
     """Scorer of held-out benchmarks: they have no accuracy.
 
@@ -102,14 +96,3 @@ def no_score(doc: dict, answer: str) -> dict[str, Any]:
         answer: the assistant turn (unused).
     """
     return {}
-
-
-def mean(values: list) -> float:
-    """lm-eval's ``mean`` aggregation (kept here so every benchmark names one function).
-
-    Args:
-        values: per-doc metric values (bools or numbers).
-    """
-    from uta_tasks import lm_eval_compat
-
-    return lm_eval_compat.mean(values)

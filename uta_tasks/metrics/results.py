@@ -18,9 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from uta_tasks.datasets.base import is_correct
 from uta_tasks.metrics.table import MetricSpec
-from uta_tasks.metrics.values import Doc, Units, share
+from uta_tasks.metrics.values import Doc, Units, is_correct, share
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
 

@@ -1,13 +1,16 @@
-"""The one table of every metric a uta task reports.
+"""The one table of every metric a uta task reports: a metric is one function and one row.
 
-Each row says the metric's name, how lm-eval aggregates it over docs, whether higher is
-better, when a task reports it, what it means, and its function of a doc's records
-(:mod:`uta_tasks.metrics.values`). :func:`uta_tasks.metrics.results.measure` runs those
-functions, live for lm-eval and again on logged samples for every reader, so the two
-cannot differ. It feeds the task's
-``process_results`` (which keys a doc returns), ``aggregation()``, ``higher_is_better()``,
-the ``metric_list`` lm-eval dumps with the results (and its W&B logger reads), the
-quickstart's summary and the manual's table (docs/metrics.md) (checked by a test).
+Each row (:class:`MetricSpec`) says the metric's name, its function of a doc's records
+(:mod:`uta_tasks.metrics.values`), how it is aggregated over docs, its direction, when a
+task reports it and whether it needs the judge, what it means, the report table that shows
+it and how, and whether lm-eval's table shows it by default. Everything else is generated
+from the rows: :func:`uta_tasks.metrics.results.measure` runs the functions, live for
+lm-eval and again on logged samples for every reader (``uta-summary``, the report, the
+gate, ``uta-rejudge``), so the two cannot differ; the task's ``process_results``,
+``aggregation()``, ``higher_is_better()`` and the ``metric_list`` lm-eval dumps with the
+results (:mod:`uta_tasks.lm_eval_compat.metric_rows`); the report's per-section tables; the
+gate's check of a regression rule's direction; and the manual's table (docs/metrics.md,
+checked by a test).
 
 Accuracy metrics come from the benchmark (``uta_tasks.datasets``); they are added in front
 of the probe's own rows.
@@ -20,13 +23,13 @@ everything needed to compute it later.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from uta_tasks import lm_eval_compat as compat
 from uta_tasks.metrics import values as v
-from uta_tasks.metrics.aggregate import SkippingDropped, total
+from uta_tasks.metrics.aggregate import SkippingDropped, mean, nanmean, total
+from uta_tasks.metrics.sections import Section, ShownAs
 from uta_tasks.schema import output
 from uta_tasks.schema.labels import LABELS
 
@@ -63,16 +66,24 @@ class TaskShape:
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """One metric.
+    """One metric: everything every consumer of it reads (lm-eval's results, ``uta-summary``,
+    the gate, the report, docs/metrics.md).
 
     Attributes:
-        name: the key in results (``<name>,none``).
-        aggregation: lm-eval aggregation over per-doc values.
-        aggregation_name: how the dumped ``metric_list`` names it.
-        higher_is_better: lm-eval's flag.
-        applies: whether a task of this shape reports it.
+        name: the key in results (``<name>,none``) and in ``summary.json``.
+        aggregation: how per-doc values are aggregated over docs
+            (:mod:`uta_tasks.metrics.aggregate`).
+        aggregation_name: how the dumped ``metric_list`` and docs/metrics.md name it.
+        higher_is_better: the direction: lm-eval's flag, and which regression the gate's
+            ``max_drop`` (higher is better) or ``max_rise`` (lower is better) guards.
+        applies: whether a task of this shape reports it (judge aside: :attr:`needs_judge`).
         meaning: one line for the manual's table.
-        headline: reported by default (else only with ``metrics: full``).
+        needs_judge: computed from verdicts: reported only when the judge runs.
+        section: the report table that shows it (:data:`uta_tasks.metrics.sections.SECTIONS`);
+            None for the benchmark's accuracy rows (the report's headline table).
+        shown_as: ``percent`` (a share in [0, 1]) or ``count``.
+        headline: in lm-eval's results and printed table by default (else only with
+            ``metrics: full``); its place there is its place in :data:`PROBE_METRICS`.
         value: a doc's value from its records (:mod:`uta_tasks.metrics.values`).
         units: instead of ``value``, a doc's units of a share from its records: the doc's
             value is their mean (a count's: their sum), and the units are the observations
@@ -87,6 +98,9 @@ class MetricSpec:
     higher_is_better: bool
     applies: Callable[[TaskShape], bool]
     meaning: str
+    needs_judge: bool = False
+    section: Section | None = "generation"
+    shown_as: ShownAs = "percent"
     headline: bool = False
     value: Callable[[v.Doc], float] | None = None
     units: Callable[[v.Doc], v.Units] | None = None
@@ -101,127 +115,151 @@ class MetricSpec:
         """The name of the share its units give (a rate: its own; a count ``x``: ``x_share``)."""
         return f"{self.name}_share" if self.count else self.name
 
+    @property
+    def lm_eval_mean(self) -> bool:
+        """Handed to lm-eval as lm-eval's own ``mean`` (a rate, or a benchmark's plain mean),
+        so that lm-eval gives it a closed-form standard error."""
+        return self.aggregation is nanmean or self.aggregation is mean
 
-# The probe's rows in lm-eval's table by default, beside the benchmark's accuracy metrics.
-HEADLINE = frozenset({"genuine_followup", "genuine_followup_base", "genuine_followup_diff", "share_changed",
-                      "unjudged"})
+    def reported(self, shape: TaskShape) -> bool:
+        """Whether a task of this shape reports it.
 
-
-def _always(shape: TaskShape) -> bool:
-    return True
-
-
-def _judged(shape: TaskShape) -> bool:
-    return shape.judged
-
-
-def _perturbed(shape: TaskShape) -> bool:
-    return shape.perturbed
-
-
-def _trunc(shape: TaskShape) -> bool:
-    return shape.perturbation == "trunc"
-
-
-def _judged_perturbed(shape: TaskShape) -> bool:
-    return shape.judged and shape.perturbed
-
-
-def _judged_sampled(shape: TaskShape) -> bool:
-    return shape.judged and shape.user_samples > 1
-
-
-def _judged_held_out(shape: TaskShape) -> bool:
-    return shape.judged and shape.held_out
-
-
-def _judged_with_accuracy(shape: TaskShape) -> bool:
-    return shape.judged and shape.primary is not None
-
-
-def _generated(shape: TaskShape) -> bool:
-    return not shape.held_out
-
-
-def _judged_generated(shape: TaskShape) -> bool:
-    return shape.judged and not shape.held_out
+        Args:
+            shape: the task's shape.
+        """
+        return self.applies(shape) and (shape.judged or not self.needs_judge)
 
 
 Applies = Callable[[TaskShape], bool]
 
 
-def _share(name: str, units: Callable[[v.Doc], v.Units], applies: Applies, meaning: str,
-           higher: bool = True) -> MetricSpec:
+def always(shape: TaskShape) -> bool:
+    """Every task."""
+    return True
+
+
+def perturbed(shape: TaskShape) -> bool:
+    """``trunc`` and ``question`` tasks."""
+    return shape.perturbed
+
+
+def truncated(shape: TaskShape) -> bool:
+    """``trunc`` tasks."""
+    return shape.perturbation == "trunc"
+
+
+def sampled_users(shape: TaskShape) -> bool:
+    """Tasks with ``user_samples`` > 1."""
+    return shape.user_samples > 1
+
+
+def held_out(shape: TaskShape) -> bool:
+    """Held-out tasks (the data gives the assistant turn and a real next user turn)."""
+    return shape.held_out
+
+
+def with_accuracy(shape: TaskShape) -> bool:
+    """Tasks whose benchmark has a correctness metric."""
+    return shape.primary is not None
+
+
+def generated(shape: TaskShape) -> bool:
+    """Tasks whose assistant turn the model generates (not held-out)."""
+    return not shape.held_out
+
+
+def _share(name: str, units: Callable[[v.Doc], v.Units], meaning: str, *, needs_judge: bool, section: Section,
+           applies: Applies = always, higher: bool = True, headline: bool = False) -> MetricSpec:
     """A share of units (judged turns, docs), with a Wilson interval in the summary."""
-    return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning, name in HEADLINE, units=units)
+    return MetricSpec(name, nanmean, "nanmean", higher, applies, meaning, needs_judge, section, "percent", headline,
+                      units=units)
 
 
-def _rate(name: str, value: Callable[[v.Doc], float], applies: Applies, meaning: str,
-          higher: bool = True) -> MetricSpec:
-    """A per-doc value averaged over docs, with lm-eval's standard error."""
-    return MetricSpec(name, compat.nanmean, "nanmean", higher, applies, meaning, name in HEADLINE, value=value)
+def _rate(name: str, value: Callable[[v.Doc], float], meaning: str, *, needs_judge: bool, section: Section,
+          applies: Applies = always, higher: bool = True, headline: bool = False) -> MetricSpec:
+    """A per-doc value in [0, 1] averaged over docs, with lm-eval's standard error."""
+    return MetricSpec(name, nanmean, "nanmean", higher, applies, meaning, needs_judge, section, "percent", headline,
+                      value=value)
 
 
-def _count(name: str, value: Callable[[v.Doc], float], applies: Applies, meaning: str) -> MetricSpec:
-    """A per-doc count summed over docs."""
-    return MetricSpec(name, total, "sum", False, applies, meaning, name in HEADLINE, value=value)
+def _count(name: str, value: Callable[[v.Doc], float], meaning: str, *, needs_judge: bool, section: Section,
+           applies: Applies = always) -> MetricSpec:
+    """A per-doc count summed over docs (lower is better)."""
+    return MetricSpec(name, total, "sum", False, applies, meaning, needs_judge, section, "count", value=value)
+
+
+def _judge(name: str, value: Callable[[v.Doc], float], meaning: str, applies: Applies = always) -> MetricSpec:
+    """A count of verdicts or of judge usage."""
+    return _count(name, value, meaning, needs_judge=True, section="judging", applies=applies)
 
 
 PROBE_METRICS: tuple[MetricSpec, ...] = (
-    _share("share_changed", v.share_changed, _perturbed,
-          "share of docs whose u differs in text from u_ref (NaN when sampled, T > 0)"),
-    _count("trunc_emptied", v.trunc_emptied, _trunc,
-           "docs whose final answer had 25 tokens or fewer, so a' has no final answer"),
-    MetricSpec("answer_incomplete", compat.nanmean, "nanmean", False, _generated,
-               "share of answers whose reasoning never closed or that hit the token budget (scored wrong)",
-               value=v.answer_incomplete),
-    MetricSpec("overlong", total, "sum", False, _always,
-               "docs dropped because a prompt did not fit the model (overlong: drop)"),
-    _share("genuine_followup", v.genuine, _judged, "share of judged user turns u that are genuine follow-ups"),
-    _rate("genuine_followup_complete", v.genuine_complete, _judged_generated,
-          "genuine_followup over complete answers only"),
-    _share("genuine_pass_at_k", v.genuine_pass_at_n, _judged,
-          "unbiased pass@k at k = n: with `user_samples` n > 1, the chance that one of the n user turns after "
-          "the same a' is genuine, 1 - C(n-c, n)/C(n, n); else the share of docs with a genuine u over the repeats"),
-    _rate("genuine_prob", v.genuine_prob, _judged_sampled,
-          "`user_samples` > 1: per doc, the share of genuine turns among its judged user samples"),
+    _share("share_changed", v.share_changed,
+           "share of docs whose u differs in text from u_ref (NaN when sampled, T > 0)",
+           needs_judge=False, section="generation", applies=perturbed, headline=True),
+    _count("trunc_emptied", v.trunc_emptied, "docs whose final answer had 25 tokens or fewer, so a' has no final answer",
+           needs_judge=False, section="generation", applies=truncated),
+    _rate("answer_incomplete", v.answer_incomplete,
+          "share of answers whose reasoning never closed or that hit the token budget (scored wrong)",
+          needs_judge=False, section="generation", applies=generated, higher=False),
+    MetricSpec("overlong", total, "sum", False, always,
+               "docs dropped because a prompt did not fit the model (overlong: drop)", shown_as="count"),
+    _share("genuine_followup", v.genuine, "share of judged user turns u that are genuine follow-ups",
+           needs_judge=True, section="followup", headline=True),
+    _rate("genuine_followup_complete", v.genuine_complete, "genuine_followup over complete answers only",
+          needs_judge=True, section="followup", applies=generated),
+    _share("genuine_pass_at_k", v.genuine_pass_at_n,
+           "unbiased pass@k at k = n: with `user_samples` n > 1, the chance that one of the n user turns after "
+           "the same a' is genuine, 1 - C(n-c, n)/C(n, n); else the share of docs with a genuine u over the repeats",
+           needs_judge=True, section="followup"),
+    _rate("genuine_prob", v.genuine_prob,
+          "`user_samples` > 1: per doc, the share of genuine turns among its judged user samples",
+          needs_judge=True, section="followup", applies=sampled_users),
     *(
-        _share(f"label_{label}", v.label_share(label), _judged, f"share of judged u labelled {label}",
-              higher=label == "plausible_followup")
+        _share(f"label_{label}", v.label_share(label), f"share of judged u labelled {label}",
+               needs_judge=True, section="labels", higher=label == "plausible_followup")
         for label in LABELS
     ),
-    MetricSpec("unjudged", total, "sum", False, _judged, "user turns (u, u_ref, reference) without a valid verdict",
-               headline=True, units=v.unjudged),
-    _count("n_judged", v.n_judged, _judged, "user turns u with a verdict (the denominator of genuine_followup)"),
-    _count("n_unjudged", v.n_unjudged, _judged, "user turns u without a valid verdict"),
-    _count("n_judged_base", v.n_judged_base, _judged_perturbed, "u_ref turns with a verdict"),
-    _count("n_unjudged_base", v.n_unjudged_base, _judged_perturbed, "u_ref turns without a valid verdict"),
-    _count("n_judged_reference", v.n_judged_reference, _judged_held_out, "real next user turns with a verdict"),
-    _count("n_unjudged_reference", v.n_unjudged_reference, _judged_held_out,
-           "real next user turns without a valid verdict"),
-    _count("judge_calls", v.judge_usage("calls"), _judged, "judge requests sent (retries included)"),
-    _count("judge_cache_hits", v.judge_usage("cache_hits"), _judged, "verdicts read from the judge cache"),
-    _count("judge_calls_saved", v.judge_calls_saved, _judged,
+    MetricSpec("unjudged", total, "sum", False, always, "user turns (u, u_ref, reference) without a valid verdict",
+               needs_judge=True, section="judging", shown_as="count", headline=True, units=v.unjudged),
+    _judge("n_judged", v.n_judged, "user turns u with a verdict (the denominator of genuine_followup)"),
+    _judge("n_unjudged", v.n_unjudged, "user turns u without a valid verdict"),
+    _judge("n_judged_base", v.n_judged_base, "u_ref turns with a verdict", perturbed),
+    _judge("n_unjudged_base", v.n_unjudged_base, "u_ref turns without a valid verdict", perturbed),
+    _judge("n_judged_reference", v.n_judged_reference, "real next user turns with a verdict", held_out),
+    _judge("n_unjudged_reference", v.n_unjudged_reference, "real next user turns without a valid verdict", held_out),
+    _judge("judge_calls", v.judge_usage("calls"), "judge requests sent (retries included)"),
+    _judge("judge_cache_hits", v.judge_usage("cache_hits"), "verdicts read from the judge cache"),
+    _judge("judge_calls_saved", v.judge_calls_saved,
            "user turns labelled by a pre-label rule (`judge_prelabel`) instead of a judge request"),
-    _count("judge_input_tokens", v.judge_usage("input_tokens"), _judged, "judge prompt tokens"),
-    _count("judge_output_tokens", v.judge_usage("output_tokens"), _judged, "judge completion tokens"),
-    _share("genuine_followup_base", v.genuine_base, _judged_perturbed,
-          "genuine rate of u_ref (after the unperturbed answer), on the repeats where u is judged too"),
-    _rate("genuine_followup_diff", v.genuine_diff, _judged_perturbed,
-          "perturbed minus base genuine rate, per doc, paired"),
-    _share("genuine_followup_reference", v.genuine_reference, _judged_held_out,
-          "genuine rate of the real next user turn (held-out)"),
-    _share("genuine_followup_correct", v.genuine_correct, _judged_with_accuracy,
-          "genuine rate over repeats answered correctly"),
-    _share("genuine_followup_wrong", v.genuine_wrong, _judged_with_accuracy,
-          "genuine rate over repeats answered wrongly"),
+    _judge("judge_input_tokens", v.judge_usage("input_tokens"), "judge prompt tokens"),
+    _judge("judge_output_tokens", v.judge_usage("output_tokens"), "judge completion tokens"),
+    _share("genuine_followup_base", v.genuine_base,
+           "genuine rate of u_ref (after the unperturbed answer), on the repeats where u is judged too",
+           needs_judge=True, section="followup", applies=perturbed, headline=True),
+    _rate("genuine_followup_diff", v.genuine_diff, "perturbed minus base genuine rate, per doc, paired",
+          needs_judge=True, section="followup", applies=perturbed, headline=True),
+    _share("genuine_followup_reference", v.genuine_reference, "genuine rate of the real next user turn (held-out)",
+           needs_judge=True, section="followup", applies=held_out),
+    _share("genuine_followup_correct", v.genuine_correct, "genuine rate over repeats answered correctly",
+           needs_judge=True, section="conditioned", applies=with_accuracy),
+    _share("genuine_followup_wrong", v.genuine_wrong, "genuine rate over repeats answered wrongly",
+           needs_judge=True, section="conditioned", applies=with_accuracy),
 )
+
+# The probe's rows in lm-eval's table by default, beside the benchmark's accuracy metrics.
+HEADLINE = frozenset(m.name for m in PROBE_METRICS if m.headline)
 
 
 def observed_metrics() -> tuple[str, ...]:
     """Every share whose units are observed (a Wilson interval in the summary, the report and
     the gate): the benchmark's accuracy (one unit per doc) and each row with ``units``."""
     return (output.ACCURACY, *(m.observed_as for m in PROBE_METRICS if m.units is not None))
+
+
+def summed_metrics() -> frozenset[str]:
+    """Every count (summed over docs, and over a group's tasks)."""
+    return frozenset(m.name for m in PROBE_METRICS if m.count)
 
 
 # ``pass_at_k: "1,4"`` adds genuine_pass_at_1 and genuine_pass_at_4.
@@ -231,16 +269,26 @@ PASS_AT_ROW = ("`genuine_pass_at_<k>`", "nanmean", "yes",
                "1 - C(n-c, k)/C(n, k) over the user turns of each answer, averaged over the doc's answers")
 
 
+def pass_at_row(k: int) -> MetricSpec:
+    """The row of ``genuine_pass_at_<k>`` (the ``pass_at_k`` setting).
+
+    Args:
+        k: user turns drawn.
+    """
+    return _rate(f"{PASS_AT_PREFIX}{k}", v.genuine_pass_at(k), f"unbiased pass@{k}", needs_judge=True,
+                 section="followup")
+
+
 def accuracy_metrics(aggregations: dict[str, Callable[[list], float]], drops: bool = False) -> list[MetricSpec]:
-    """Rows of a benchmark's accuracy metrics.
+    """Rows of a benchmark's accuracy metrics (in the report's headline table, no section of their own).
 
     Args:
         aggregations: the benchmark's metric -> aggregation.
         drops: over-long docs are dropped (their accuracy is left out of the aggregation).
     """
     return [
-        MetricSpec(name, SkippingDropped(agg) if drops else agg, getattr(agg, "__name__", "mean"), True, _always,
-                   "benchmark accuracy", headline=True)
+        MetricSpec(name, SkippingDropped(agg) if drops else agg, getattr(agg, "__name__", "mean"), True, always,
+                   "benchmark accuracy", section=None, headline=True)
         for name, agg in aggregations.items()
     ]
 
@@ -253,34 +301,45 @@ def metrics_for(shape: TaskShape, accuracy: dict[str, Callable[[list], float]]) 
         shape: the task's shape.
         accuracy: the benchmark's accuracy aggregations.
     """
-    probe = [m for m in PROBE_METRICS if m.applies(shape)]
-    if shape.judged:
-        probe += [_rate(f"{PASS_AT_PREFIX}{k}", v.genuine_pass_at(k), _judged, f"unbiased pass@{k}")
-                  for k in shape.pass_at]
+    probe = [m for m in (*PROBE_METRICS, *(pass_at_row(k) for k in shape.pass_at)) if m.reported(shape)]
     if shape.headline_only:
         probe = [m for m in probe if m.headline]
     return [*accuracy_metrics(accuracy, shape.drops_overlong), *probe]
 
 
-def lm_eval_aggregation(spec: MetricSpec) -> Callable[[list], float]:
-    """The aggregation handed to lm-eval: lm-eval's own ``mean`` for our rates and benchmark
-    means, so that lm-eval computes the row's standard error in closed form (its
-    ``stderr_for_metric`` knows only its own functions); counts (``sum``), instruction-level
-    and ``overlong: drop`` aggregations stay ours, without one.
-
-    A rate's NaN (a doc with no judged turn) never reaches lm-eval
-    (:func:`lm_eval_doc_values`), so its ``mean`` is our ``nanmean``. lm-eval's own
-    ``nanmean`` would be bootstrapped: 100,000 resamples per row by default, about 20 s per
-    row at N = 1,319 on an idle 2-core machine (``perf/bootstrap_cost.py``).
+def rows_of(names: Iterable[str]) -> list[MetricSpec]:
+    """The probe rows of these metric names, in the table's order (``genuine_pass_at_<k>``
+    after ``genuine_pass_at_k``, by k); names of no probe row (accuracy, derived shares) are
+    left out.
 
     Args:
-        spec: the metric.
+        names: metric names, e.g. those a run reports.
     """
-    from uta_tasks.datasets.base import mean as benchmark_mean
+    wanted = set(names)
+    ks = sorted(int(n.removeprefix(PASS_AT_PREFIX)) for n in wanted
+                if n.startswith(PASS_AT_PREFIX) and n.removeprefix(PASS_AT_PREFIX).isdigit())
+    rows: list[MetricSpec] = []
+    for m in PROBE_METRICS:
+        if m.name in wanted:
+            rows.append(m)
+        if m.name == output.GENUINE_PASS_AT_K:
+            rows += [pass_at_row(k) for k in ks]
+    return rows
 
-    if spec.aggregation is compat.nanmean or spec.aggregation is benchmark_mean:
-        return compat.native_aggregation("mean")
-    return spec.aggregation
+
+def higher_is_better(name: str) -> bool | None:
+    """A metric's direction by its row: a probe row's (or that of the count whose share it is,
+    ``unjudged_share``), True for ``accuracy``; None for a name of no row (a benchmark's own
+    accuracy metric, which the task's ``higher_is_better`` gives).
+
+    Args:
+        name: the metric's name.
+    """
+    if name == output.ACCURACY:
+        return True
+    for m in rows_of([name]) or [m for m in PROBE_METRICS if m.units is not None and m.observed_as == name]:
+        return m.higher_is_better
+    return None
 
 
 def lm_eval_doc_values(specs: list[MetricSpec], values: dict[str, Any]) -> dict[str, Any]:
@@ -293,30 +352,14 @@ def lm_eval_doc_values(specs: list[MetricSpec], values: dict[str, Any]) -> dict[
         specs: the task's metrics.
         values: the doc's values (:func:`uta_tasks.metrics.results.doc_metrics`).
     """
-    rates = {m.name for m in specs if m.aggregation is compat.nanmean}
+    rates = {m.name for m in specs if m.aggregation is nanmean}
     return {k: v for k, v in values.items() if not (k in rates and isinstance(v, float) and v != v)}
-
-
-def metric_list(specs: list[MetricSpec], *, readable: bool = False) -> list[dict[str, Any]]:
-    """lm-eval ``metric_list`` entries.
-
-    Args:
-        specs: the metrics.
-        readable: name the aggregation (for dumps) instead of giving the function.
-    """
-    return [
-        {
-            "metric": m.name,
-            "aggregation": m.aggregation_name if readable else lm_eval_aggregation(m),
-            "higher_is_better": m.higher_is_better,
-        }
-        for m in specs
-    ]
 
 
 def markdown_table() -> str:
     """The manual's table of the probe metrics (docs/metrics.md)."""
-    lines = ["| metric | aggregation | higher is better | default | meaning |", "|---|---|---|---|---|"]
+    lines = ["| metric | aggregation | higher is better | default | judge | report | meaning |",
+             "|---|---|---|---|---|---|---|"]
     for m in PROBE_METRICS:
         if m.name.startswith("label_") and m.name != "label_plausible_followup":
             continue
@@ -324,7 +367,10 @@ def markdown_table() -> str:
         meaning = "share of judged u with that label (8 labels)" if name == "label_<label>" else m.meaning
         higher = "plausible_followup only" if name == "label_<label>" else ("yes" if m.higher_is_better else "no")
         shown = "yes" if m.headline else "`full`"
-        lines.append(f"| `{name}` | {m.aggregation_name} | {higher} | {shown} | {meaning} |")
-        if name == "genuine_pass_at_k":
-            lines.append("| {} | {} | {} | `full` | {} |".format(*PASS_AT_ROW))
+        judge = "yes" if m.needs_judge else "no"
+        lines.append(f"| `{name}` | {m.aggregation_name} | {higher} | {shown} | {judge} | {m.section} | {meaning} |")
+        if name == output.GENUINE_PASS_AT_K:
+            pass_at = pass_at_row(1)
+            lines.append("| {} | {} | {} | `full` | yes | {} | {} |".format(*PASS_AT_ROW[:3], pass_at.section,
+                                                                        PASS_AT_ROW[3]))
     return "\n".join(lines)

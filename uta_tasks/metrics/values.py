@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from uta_tasks.metrics import pass_at_k
+from uta_tasks.schema.generation import is_greedy
 from uta_tasks.schema.probe import ProbeRecord
 from uta_tasks.schema.verdict import Verdict
 
@@ -37,7 +38,7 @@ class Doc:
         records: the records that were generated (over-long ones dropped), in repeat order.
         repeats: each record's repeat number (its place among all the doc's records).
         correct: per record, whether its own answer is correct by the benchmark's primary
-            metric; None when the benchmark has none (held-out).
+            metric (:func:`is_correct`); None when the benchmark has none (held-out).
     """
 
     records: tuple[ProbeRecord, ...]
@@ -52,6 +53,16 @@ class Doc:
     def first(self) -> ProbeRecord:
         """The first record (perturbation and generation settings of the task)."""
         return self.records[0]
+
+
+def is_correct(value: float | bool) -> bool:
+    """THE definition of a correct answer: its value of the benchmark's primary accuracy
+    metric is 1 (or True).
+
+    Args:
+        value: one answer's value of the benchmark's primary metric.
+    """
+    return float(value) >= 1.0
 
 
 def _judged(verdict: Verdict | None) -> bool:
@@ -223,8 +234,6 @@ def judge_calls_saved(doc: Doc) -> float:
 
 
 def _sampled(record: ProbeRecord) -> bool:
-    from uta_tasks.probe.backend import is_greedy
-
     return not is_greedy(record.generation.get("user") or {})
 
 

@@ -19,19 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
+from uta_tasks.schema.generation import is_greedy
 
 log = logging.getLogger(__name__)
-
-
-def is_greedy(gen_kwargs: dict) -> bool:
-    """Whether lm-eval will decode these settings greedily (``normalize_gen_kwargs`` rules).
-
-    Args:
-        gen_kwargs: generation settings of one request.
-    """
-    if gen_kwargs.get("do_sample") is False:
-        return True
-    return float(gen_kwargs.get("temperature", 0.0) or 0.0) == 0.0
 
 
 def temperature(gen_kwargs: Mapping[str, Any]) -> float:

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from uta_tasks.metrics.table import observed_metrics
+from uta_tasks.metrics.table import observed_metrics, summed_metrics
 from uta_tasks.runs.approx import approx_count, derived_value
 from uta_tasks.runs.observations import Observations
 from uta_tasks.runs.run import Run
@@ -30,12 +30,33 @@ from uta_tasks.stats import Interval, newcombe, paired_bootstrap, wilson, z_valu
 SAMPLES = "samples"
 APPROXIMATE = "results (approximate)"
 
-_SUMMED = (output.UNJUDGED, output.TRUNC_EMPTIED, *output.JUDGE_USAGE_METRICS)
 
 
 def count_metrics() -> tuple[str, ...]:
     """Metrics that are shares of units and get Wilson intervals (the table's rows with units)."""
     return observed_metrics()
+
+
+def intervals_markdown() -> str:
+    """The manual's table of which interval each metric gets (docs/report.md, checked by a test)."""
+    from uta_tasks.metrics.table import PROBE_METRICS
+
+    def names(found: list[str]) -> str:
+        labels = [n for n in found if n.startswith(output.LABEL_PREFIX)]
+        shown = [f"`{n}`" for n in found if n not in labels] + ([f"`{output.LABEL_PREFIX}<label>`"] if labels else [])
+        return ", ".join(shown)
+
+    shares = [m for m in count_metrics() if m != output.ACCURACY]
+    others = [m.name for m in PROBE_METRICS if (m.units is None or m.count) and m.name != output.GENUINE_DIFF]
+    return "\n".join([
+        "| metric | interval |",
+        "|---|---|",
+        f"| `{output.ACCURACY}` | Wilson over docs (accuracy averaged over repeats counts fractionally) |",
+        f"| shares of units: {names(shares)} | Wilson, `k` of `n` units (judged turns, docs, verdicts) |",
+        f"| `{output.GENUINE_DIFF}` | paired bootstrap over docs (seeded), Newcombe without samples |",
+        f"| {names(others)}, `{output.GENUINE_PASS_AT_K.removesuffix('k')}<k>` | `value ± z·stderr` when lm-eval's "
+        "standard error is finite, else none; a count has none |",
+    ])
 
 
 @dataclass(frozen=True)
@@ -222,7 +243,7 @@ def estimate(run: Run, name: str, metric: str, settings: EstimateSettings | None
         if metric in task.from_samples:  # not in the results file: computed from the samples
             return Estimate(metric, value, counts=SAMPLES)
         return _stderr_estimate(metric, lm_eval, _finite(task.stderrs.get(metric)), settings, lm_eval)
-    if metric in _SUMMED and any(metric in t.values for t in tasks):
+    if metric in summed_metrics() and any(metric in t.values for t in tasks):
         return Estimate(metric, float(sum(t.value(metric) or 0.0 for t in tasks)))
     return None
 

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
+from uta_tasks.lm_eval_compat.metric_rows import lm_eval_aggregation
 from uta_tasks.metrics.shape import task_metrics
-from uta_tasks.metrics.table import lm_eval_aggregation, lm_eval_doc_values
+from uta_tasks.metrics.table import lm_eval_doc_values
 from uta_tasks.probe.task_settings import TaskSettings
 from uta_tasks.runs.facts import SampleFacts
 from uta_tasks.runs.from_samples import benchmark_of, measure_docs, task_settings

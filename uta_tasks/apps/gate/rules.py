@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.apps.gate.errors import GateInputError
+from uta_tasks.metrics.table import higher_is_better
 from uta_tasks.runs.comparability import GATE_KEYS
 from uta_tasks.runs.regular_file import read_bounded
 from uta_tasks.schema import output
@@ -183,10 +184,22 @@ def parse_rule(raw: Any, index: int, source: str = "<rules>") -> Rule:
         rule = replace(rule, max_drop=_number(where, "max_drop", data["max_drop"], minimum=0))
     if "max_rise" in data:
         rule = replace(rule, max_rise=_number(where, "max_rise", data["max_rise"], minimum=0))
+    _check_direction(where, rule, kinds[0])
     if "min_judged" in data:
         rule = replace(rule, min_judged=_integer(where, "min_judged", data["min_judged"], 1))
     name = data.get("name") or f"{rule.task}: {rule.metric} {rule.bound_text}"
     return replace(rule, name=str(name))
+
+
+def _check_direction(where: str, rule: Rule, kind: str) -> None:
+    """A regression guards the metric's bad direction, as its row in the metric table says:
+    ``max_drop`` a higher-is-better metric, ``max_rise`` a lower-is-better one."""
+    higher = higher_is_better(rule.metric)
+    if higher is None or kind == "op" or (kind == "max_drop") == higher:
+        return
+    fits, says = ("max_rise", "lower") if kind == "max_drop" else ("max_drop", "higher")
+    raise GateInputError(f"{where}: {rule.metric} is a {says}-is-better metric (the metric table, docs/metrics.md): "
+                         f"guard it with {fits}, not {kind}")
 
 
 def parse_settings(raw: Any, source: str = "<rules>") -> GateSettings:

@@ -40,8 +40,8 @@ from typing import Any
 
 from uta_tasks.apps.plan.documents import Documents, PlanError, load_documents
 from uta_tasks.judge.prompt import estimated_tokens
-from uta_tasks.probe.backend import is_greedy
 from uta_tasks.probe.task_settings import TaskSettings
+from uta_tasks.schema.generation import is_greedy
 
 log = logging.getLogger(__name__)
 

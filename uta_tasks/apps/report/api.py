@@ -8,11 +8,13 @@ from pathlib import Path
 from uta_tasks.apps.report.figures import FigureFile, draw_figures, save_figure
 from uta_tasks.apps.report.html import render_html
 from uta_tasks.apps.report.judge_trust import judge_trust_tables
+from uta_tasks.apps.report.layouts import label_table, perturbation_table, temperature_table
 from uta_tasks.apps.report.markdown import render_markdown
+from uta_tasks.apps.report.metric_tables import section_tables
 from uta_tasks.apps.report.paper_figures import paper_figures
 from uta_tasks.apps.report.paper_sections import paper_tables
 from uta_tasks.apps.report.samples import sample_rows
-from uta_tasks.apps.report.tables import Table, conditioned, headline, labels, perturbations, temperatures, unjudged
+from uta_tasks.apps.report.tables import Table, headline
 from uta_tasks.runs import EstimateSettings
 from uta_tasks.runs.atomic import write_text
 from uta_tasks.runs.collect import ReportData, collect
@@ -86,7 +88,8 @@ def all_tables(data: ReportData) -> list[Table]:
     Args:
         data: the report data.
     """
-    tables = [headline(data), labels(data), perturbations(data), temperatures(data), conditioned(data),
-              unjudged(data), *judge_trust_tables(data)]
+    tables = [headline(data), label_table(data, "report"), perturbation_table(data, "report"),
+              temperature_table(data, "report"), *section_tables(data),
+              *judge_trust_tables(data)]
     return [t for t in tables if t is not None]
 

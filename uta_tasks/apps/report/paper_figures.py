@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from uta_tasks.apps.report.figures import LABEL_COLORS, RATE_AXIS, rate_point
-from uta_tasks.apps.report.paper_sections import FIG3_BENCHMARKS, PRINTED
+from uta_tasks.apps.report.layouts import PRINTED
+from uta_tasks.apps.report.paper_sections import FIG3_BENCHMARKS
 from uta_tasks.apps.report.svg import Series, bar_chart, line_chart, stacked_bar_chart
 from uta_tasks.paper.models import series_family
 from uta_tasks.runs.collect import ReportData

@@ -1,12 +1,13 @@
 """The report's tables (values as percentages, intervals at the report's confidence).
 
 * headline: genuine follow-up rate per model x benchmark with accuracy (the paper's Tables 3
-  and 5, Fig. 3);
-* labels: each label's share of judged turns per model and temperature (the paper's Table 6
-  pools per family instead: :mod:`uta_tasks.apps.report.paper_sections`);
-* perturbations: base -> perturbed rate, difference with interval, share changed (Table 1);
-* temperatures: rate per temperature (Table 4, Figs. 1 right and 4), when several are given;
-* accuracy-conditioned rates; unjudged counts.
+  and 5, Fig. 3).
+
+The label, perturbation and temperature tables, in the report's layout and the paper's, are
+built by :mod:`uta_tasks.apps.report.layouts`.
+
+Every metric by task, a table per section, is generated from the metric table
+(:mod:`uta_tasks.apps.report.metric_tables`).
 
 The runs in the paper's own table layouts, and the check against its published cells, are
 in :mod:`uta_tasks.apps.report.paper_sections`.
@@ -18,10 +19,7 @@ from dataclasses import dataclass, field
 
 from uta_tasks.runs import Estimate
 from uta_tasks.runs.collect import ReportData
-from uta_tasks.runs.pooled import label_shares
 from uta_tasks.schema import output
-from uta_tasks.schema.labels import LABELS
-from uta_tasks.schema.verdict import JUDGED
 from uta_tasks.stats.display import percent, percent_interval
 
 
@@ -104,100 +102,3 @@ def headline(data: ReportData) -> Table:
                       percent(row.metric(output.ACCURACY).value) if row else "—"]
         table.rows.append(cells)
     return table
-
-
-def labels(data: ReportData) -> Table:
-    """Label shares per model and temperature, pooled over the unperturbed tasks.
-
-    Args:
-        data: the report data.
-    """
-    all_labels = LABELS
-    table = Table("labels", "Label distribution",
-                  "Share of judged user turns per label (%), pooled over the unperturbed tasks.",
-                  ["model", "T", JUDGED, *all_labels])
-    for model, t in data.series:
-        shares = label_shares(data, model, t)
-        n = max((p.n for p in shares.values()), default=0)
-        table.rows.append([model, temp_text(t), str(n), *(percent(shares[x].value) for x in all_labels)])
-    return table
-
-
-def perturbations(data: ReportData) -> Table:
-    """Base -> perturbed rate, their difference with interval, and the share of changed user turns.
-
-    Args:
-        data: the report data.
-    """
-    table = Table("perturbations", "Perturbation effects",
-                  "Base rate (u after the unperturbed answer) and perturbed rate on the same docs; difference in "
-                  "percentage points with a paired bootstrap interval (Newcombe without samples).",
-                  ["model", "T", "benchmark", "perturbation", "base %", "perturbed %", "difference pp", "changed %",
-                   "n"])
-    for row in data.rows:
-        if row.perturbation == output.PERTURBATION_NONE:
-            continue
-        diff = row.metric(output.GENUINE_DIFF)
-        table.rows.append([row.model, temp_text(row.temperature), row.benchmark, row.perturbation,
-                           rate_cell(row.metric(output.GENUINE_BASE)), rate_cell(row.metric(output.GENUINE)),
-                           rate_cell(diff), percent(row.metric(output.SHARE_CHANGED).value), _n(diff)])
-    return table
-
-
-def temperatures(data: ReportData) -> Table | None:
-    """Rate per temperature for each model and benchmark (None with a single temperature).
-
-    Args:
-        data: the report data.
-    """
-    temps = data.temperatures
-    if len(temps) < 2:
-        return None
-    table = Table("temperatures", "Temperature",
-                  "Genuine follow-up rate (%) of the unperturbed tasks at each sampling temperature.",
-                  ["model", "benchmark", *(f"T={temp_text(t)}" for t in temps)])
-    models = list(dict.fromkeys(m for m, _ in data.series))
-    for model in models:
-        for b in data.benchmarks:
-            cells = []
-            for t in temps:
-                row = data.find(model, t, b, output.PERTURBATION_NONE)
-                cells.append(rate_cell(row.metric(output.GENUINE)) if row else "—")
-            if any(c != "—" for c in cells):
-                table.rows.append([model, b, *cells])
-    return table
-
-
-def conditioned(data: ReportData) -> Table:
-    """Follow-up rate on docs answered correctly vs wrongly.
-
-    Args:
-        data: the report data.
-    """
-    table = Table("conditioned", "Accuracy-conditioned rates",
-                  "Genuine follow-up rate (%) on docs whose answer was correct / wrong, with the judged turns behind "
-                  "each.", ["model", "T", "task", "accuracy %", "rate | correct", "n correct", "rate | wrong",
-                            "n wrong"])
-    for row in data.rows:
-        c, w = row.metric(output.GENUINE_CORRECT), row.metric(output.GENUINE_WRONG)
-        table.rows.append([row.model, temp_text(row.temperature), row.task, percent(row.metric(output.ACCURACY).value),
-                           rate_cell(c), _n(c), rate_cell(w), _n(w)])
-    return table
-
-
-def unjudged(data: ReportData) -> Table:
-    """Unjudged verdicts per task: count, verdicts asked for, share.
-
-    Args:
-        data: the report data.
-    """
-    table = Table("unjudged", "Unjudged turns",
-                  "User turns without a valid verdict (left out of every rate), over all verdicts asked for "
-                  "(u, and u_ref for perturbed tasks).", ["model", "T", "task", "unjudged", "verdicts", "share %"])
-    for row in data.rows:
-        share = row.metric(output.UNJUDGED_SHARE)
-        count = row.metric(output.UNJUDGED).value
-        table.rows.append([row.model, temp_text(row.temperature), row.task,
-                           "—" if count is None else f"{count:g}", _n(share), rate_cell(share)])
-    return table
-
