@@ -38,8 +38,14 @@ def _gen(instances: list) -> dict:
     return dict(instances[0].args[1])
 
 
+def _with_settings(prompt: str, gen_kwargs: dict) -> str:
+    """The default script's reply and the settings it was sent with: texts equal only when
+    both sides send the same prompts and the same settings, as a real model's are."""
+    return f"{chatml_script(prompt, gen_kwargs)} {sorted(gen_kwargs.items())}"
+
+
 def test_the_hook_and_the_baseline_generate_the_same_texts(instances: list) -> None:
-    lm = ScriptedLM(load_tokenizer("smollm2"))
+    lm = ScriptedLM(load_tokenizer("smollm2"), _with_settings)
     clocks = two_pass.compare(lm, instances, _gen(instances), USER_MAX, rounds=2)
     assert {side: len(runs) for side, runs in clocks.items()} == {"baseline": 2, "hook": 2}
     # each full run sent its 3 answers then its 3 user turns; the warm-ups 2 each
