@@ -208,6 +208,9 @@ def run_one(source: str, limit: float | None = None, folder: Path = PERF) -> lis
         reader.join(timeout=GRACE_SECONDS)
         return [not_measured(source, f"timed out after {limit:g} s (perf/bench.py TIME_LIMITS); "
                                      "its output is above")]
+    except KeyboardInterrupt:  # its own process group gets no Ctrl-C from the terminal: stop it here
+        _stop(process)
+        raise
     reader.join(timeout=GRACE_SECONDS)  # a grandchild left holding the pipe does not hold the table
     if process.returncode != 0 or not found:
         return [not_measured(source, f"perf/{source}.py bench() failed (exit {process.returncode}); "

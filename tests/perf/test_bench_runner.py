@@ -129,3 +129,30 @@ def test_every_benchmark_has_a_limit_and_all_fit_the_20_minutes() -> None:
     assert set(with_bench) <= set(bench.TIME_LIMITS), "give each perf/ script with bench() a TIME_LIMITS entry"
     assert bench.TOTAL_SECONDS <= 20 * 60
     assert sum(bench.limit_of(name) + bench.GRACE_SECONDS for name in with_bench) <= bench.TOTAL_SECONDS
+
+
+def test_ctrl_c_on_make_bench_stops_the_running_benchmark_too(tmp_path: Path) -> None:
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import time
+
+    pid_file = tmp_path / "pid"
+    folder = _fakes(tmp_path, slow=(f"import os, time\n\ndef bench():\n    open({str(pid_file)!r}, 'w').write("
+                                    "str(os.getpid()))\n    time.sleep(3600)\n"))
+    with (tmp_path / "out").open("w") as out:  # files, not pipes: a benchmark left running would hold a pipe
+        runner = subprocess.Popen([sys.executable, str(_PATH), "--folder", str(folder)], stdout=out, stderr=out)
+        while not pid_file.exists() or not pid_file.read_text():  # the benchmark has started
+            assert runner.poll() is None, (tmp_path / "out").read_text()
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        runner.send_signal(signal.SIGINT)  # what the terminal sends the runner on Ctrl-C
+        runner.wait()
+    try:
+        with pytest.raises(ProcessLookupError):  # not left running in its own process group
+            os.kill(child, 0)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+    assert runner.returncode != 0
