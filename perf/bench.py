@@ -21,8 +21,11 @@ import ast
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,22 @@ PERF = Path(__file__).resolve().parent
 ROOT = PERF.parent
 MARKER = "BENCH-ROWS "
 DIRECTIONS = {"at most": "<=", "at least": ">="}
+
+# Seconds each script may run, chosen so that every one fits TOTAL_SECONDS on an idle
+# 2-core machine (perf/README.md gives the reasons); a script not named here gets
+# DEFAULT_LIMIT, and tests/perf/test_bench_runner.py checks that the limits of every script
+# with bench(), each with its GRACE_SECONDS, sum to at most TOTAL_SECONDS.
+TIME_LIMITS: dict[str, int] = {
+    "two_pass_overhead": 200,
+    "judge_throughput": 160,
+    "judge_client_cpu": 80,
+    "judge_schema_speed": 260,
+    "tools_scale": 400,
+    "probe_from_samples": 60,
+}
+DEFAULT_LIMIT = 60
+TOTAL_SECONDS = 20 * 60
+GRACE_SECONDS = 5
 
 # The benchmarks issue 37 asks `make bench` to show, by script: a missing one is a
 # "not measured" row naming the script and the part of the issue that builds it.
@@ -142,26 +161,106 @@ def discover(folder: Path = PERF) -> tuple[list[str], list[str]]:
     return with_bench, without
 
 
-def run_one(source: str) -> list[Row]:
-    """Run ``perf/<source>.py``'s ``bench()`` in a child process and read its rows."""
+def limit_of(source: str) -> int:
+    """The time limit of ``perf/<source>.py`` in seconds."""
+    return TIME_LIMITS.get(source, DEFAULT_LIMIT)
+
+
+def _echo(stream: Any, source: str, found: list[str]) -> None:
+    """Show the child's output as it comes, prefixed by its script; keep its rows' lines."""
+    for line in stream:
+        line = line.rstrip("\n")
+        if line.startswith(MARKER):
+            found.append(line[len(MARKER):])
+        else:
+            print(f"[{source}] {line}", file=sys.stderr, flush=True)
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Stop a child that overran: SIGTERM to its process group, SIGKILL after the grace."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=GRACE_SECONDS)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run_one(source: str, limit: float | None = None, folder: Path = PERF) -> list[Row]:
+    """Run ``<folder>/<source>.py``'s ``bench()`` in a child process, at most ``limit`` seconds
+    (default :func:`limit_of`), and read its rows."""
+    limit = limit_of(source) if limit is None else limit
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    child = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", source], cwd=ROOT, env=env,
-                           stdout=subprocess.PIPE, text=True, check=False)
-    found = [line[len(MARKER):] for line in child.stdout.splitlines() if line.startswith(MARKER)]
-    for line in child.stdout.splitlines():
-        if not line.startswith(MARKER):
-            print(f"[{source}] {line}", file=sys.stderr)
-    if child.returncode != 0 or not found:
-        return [not_measured(source, f"perf/{source}.py bench() failed (exit {child.returncode}); its output is above")]
+    process = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", source,
+                                "--folder", str(folder)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True,
+                               start_new_session=True)  # its own process group: stopped whole on a timeout
+    found: list[str] = []
+    reader = threading.Thread(target=_echo, args=(process.stdout, source, found), daemon=True)
+    reader.start()
+    try:
+        process.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        reader.join(timeout=GRACE_SECONDS)
+        return [not_measured(source, f"timed out after {limit:g} s (perf/bench.py TIME_LIMITS); "
+                                     "its output is above")]
+    except KeyboardInterrupt:  # its own process group gets no Ctrl-C from the terminal: stop it here
+        _stop(process)
+        raise
+    reader.join(timeout=GRACE_SECONDS)  # a grandchild left holding the pipe does not hold the table
+    if process.returncode != 0 or not found:
+        return [not_measured(source, f"perf/{source}.py bench() failed (exit {process.returncode}); "
+                                     "its output is above")]
     try:
         return [row_from(raw, source) for raw in json.loads(found[-1])]
     except ValueError as exc:
         return [not_measured(source, str(exc))]
 
 
-def child(source: str) -> None:
-    """In the child: import the script, call ``bench()``, print its rows after :data:`MARKER`."""
-    sys.path.insert(0, str(PERF))
+def run_all(selected: list[str], with_bench: list[str], folder: Path = PERF,
+            limits: dict[str, float] | None = None, total: float = TOTAL_SECONDS) -> list[Row]:
+    """Every selected benchmark's rows, each script within its limit and all within ``total``
+    seconds: a script the budget no longer reaches gets a "not started" row.
+
+    Args:
+        selected: The scripts, in the table's order.
+        with_bench: Those that define ``bench()``.
+        folder: Where the scripts are.
+        limits: Seconds per script (default :func:`limit_of`).
+        total: The whole run's budget in seconds.
+    """
+    start = time.monotonic()
+    rows: list[Row] = []
+    for source in selected:
+        if source in with_bench:
+            left = math.floor(total - (time.monotonic() - start))
+            limit = min((limits or {}).get(source, limit_of(source)), left)
+            if limit <= 0:
+                rows.append(not_measured(source, f"not started: the bench's {total:g} s were used up"))
+                continue
+            print(f"[bench] perf/{source}.py (at most {limit:.0f} s) ...", file=sys.stderr, flush=True)
+            rows.extend(run_one(source, limit, folder))
+        elif (folder / f"{source}.py").exists():
+            rows.append(not_measured(source, f"perf/{source}.py has no bench() (perf/README.md)"))
+        else:
+            rows.append(not_measured(source, f"perf/{source}.py does not exist yet"))
+    return rows
+
+
+def _terminated(signum: int, _frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def child(source: str, folder: Path = PERF) -> None:
+    """In the child: import the script, call ``bench()``, print its rows after :data:`MARKER`.
+    SIGTERM (the runner's time limit) raises ``SystemExit``, so that the script's ``with``
+    blocks and ``finally`` clauses stop what it started."""
+    signal.signal(signal.SIGTERM, _terminated)
+    sys.path.insert(0, str(folder))
     try:
         module = __import__(source)
         rows = module.bench()
@@ -176,11 +275,21 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated script names (default: every one)")
     parser.add_argument("--list", action="store_true", help="list the scripts and exit")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, default=PERF, help=argparse.SUPPRESS)  # the tests' fake scripts
+    parser.add_argument("--limit", action="append", default=[], metavar="SCRIPT=SECONDS",
+                        help="another time limit for one script (repeatable; default: TIME_LIMITS)")
     args = parser.parse_args()
     if args.child:
-        child(args.child)
+        child(args.child, args.folder)
         return
-    with_bench, without = discover()
+    limits = {}
+    for entry in args.limit:
+        name, _, seconds = entry.partition("=")
+        try:
+            limits[name] = float(seconds)
+        except ValueError:
+            sys.exit(f"perf/bench.py --limit {entry!r}: expected SCRIPT=SECONDS, e.g. tools_scale=600")
+    with_bench, without = discover(args.folder)
     if args.list:
         print("with bench():", ", ".join(with_bench) or "none")
         print("without (run on their own):", ", ".join(without) or "none")
@@ -189,17 +298,12 @@ def main() -> None:
     unknown = [name for name in only if name not in with_bench and name not in EXPECTED]
     if unknown:
         sys.exit(f"perf/bench.py --only: {unknown} is not a perf/ script with bench(); see --list")
-    selected = only or sorted(set(with_bench) | set(EXPECTED), key=lambda name: (name not in EXPECTED, name))
-    rows: list[Row] = []
-    for source in selected:
-        if source in with_bench:
-            print(f"[bench] perf/{source}.py ...", file=sys.stderr, flush=True)
-            rows.extend(run_one(source))
-        elif (PERF / f"{source}.py").exists():
-            rows.append(not_measured(source, f"perf/{source}.py has no bench() (perf/README.md)"))
-        else:
-            rows.append(not_measured(source, f"perf/{source}.py does not exist yet"))
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores after the run; "
+    expected = EXPECTED if args.folder == PERF else {}
+    selected = only or sorted(set(with_bench) | set(expected), key=lambda name: (name not in expected, name))
+    start = time.monotonic()
+    rows = run_all(selected, with_bench, args.folder, limits)
+    print(f"{time.monotonic() - start:.0f} s in all (budget {TOTAL_SECONDS} s); "
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores after the run; "
           f"scripts without bench(), not run: {', '.join(without) or 'none'}")
     print("\n".join(table(rows)))
 
