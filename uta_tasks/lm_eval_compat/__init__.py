@@ -26,7 +26,7 @@ task discovery                  ``TaskManager(include_path=...)``        same; `
 
 from __future__ import annotations
 
-from .aggregation import mean, native_aggregation, stderr
+from .aggregation import native_aggregation, stderr
 from .command import cli_main, parse_args_string
 from .discovery import add_include_path, reads_task_entry_points, task_manager_class
 from .evaluation import check_before_model, requests_without_model
@@ -46,7 +46,6 @@ from .models import (
     think_end_token,
     vllm_engine_args,
 )
-from .nanmean import nanmean
 from .scoring import apply_filters, apply_template, exact_match
 from .task_class import (
     after_init,
@@ -87,9 +86,7 @@ __all__ = [
     "load_task_yaml",
     "make_instance",
     "max_length",
-    "mean",
     "model_chat_template_args",
-    "nanmean",
     "native_aggregation",
     "parse_args_string",
     "prepare_config",

@@ -6,13 +6,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 
-def mean(values: Sequence[float]) -> float:
-    """lm-eval's ``mean`` aggregation of per-doc ``values``."""
-    from lm_eval.api.metrics import mean as lm_mean
-
-    return float(lm_mean(values))
-
-
 def native_aggregation(name: str) -> Callable[[list], float]:
     """lm-eval's own aggregation function of that name (``mean``, ``nanmean``): the objects
     ``api.metrics.stderr_for_metric`` recognises to compute a standard error.
