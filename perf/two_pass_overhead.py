@@ -73,8 +73,7 @@ Texts = tuple[list[str], list[str]]  # the answers and the user turns, in the do
 
 
 def _baseline(lm, instances, gen: dict, user_max: int) -> tuple[tuple[float, float], Texts]:
-    from lm_eval.api.instance import Instance
-
+    from uta_tasks.lm_eval_compat import make_instance
     from uta_tasks.probe import role_switch
     from uta_tasks.probe.generation import split_gen_kwargs
 
@@ -82,9 +81,11 @@ def _baseline(lm, instances, gen: dict, user_max: int) -> tuple[tuple[float, flo
     rs = role_switch.build(lm.tokenizer)
     g1, g2 = split_gen_kwargs(gen, rs.stop, user_max)
     msgs = [inst.args[2]["messages"] for inst in instances]
-    answers = lm.generate_until([Instance("generate_until", {}, (rs.assistant_prompt(m), g1), 0) for m in msgs])
-    users = lm.generate_until([Instance("generate_until", {}, (rs.user_prompt(m, a), g2), 0)
-                               for m, a in zip(msgs, answers)])
+    def request(i: int, prompt: str, kwargs: dict):  # lm-eval 0.4 and 0.5 build an Instance differently
+        return make_instance("generate_until", {}, (prompt, kwargs), task_name="baseline", doc_id=i, repeats=1)
+
+    answers = lm.generate_until([request(i, rs.assistant_prompt(m), g1) for i, m in enumerate(msgs)])
+    users = lm.generate_until([request(i, rs.user_prompt(m, a), g2) for i, (m, a) in enumerate(zip(msgs, answers))])
     return _since(start), (list(answers), list(users))
 
 
