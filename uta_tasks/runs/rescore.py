@@ -24,7 +24,7 @@ from uta_tasks.runs.results_file import read_results
 from uta_tasks.runs.sample_files import SamplesFile, find_samples
 from uta_tasks.runs.samples import DocSample, read_samples
 from uta_tasks.schema import output
-from uta_tasks.schema.probe import ProbeRecord
+from uta_tasks.schema.probe import FilteredRecord, ProbeRecord
 
 
 @dataclass
@@ -82,8 +82,8 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
             doc.line.pop(name, None)
         doc.line.update(values)
         doc.line["metrics"] = [s.name for s in specs]
-        doc.line[output.SAMPLE_RESPS] = [texts]
-        doc.line["resps"] = [texts]
+        doc.line[output.SAMPLE_RESPS] = [[str(FilteredRecord(text, i)) for i, text in enumerate(texts)]]
+        doc.line[output.SAMPLE_RAW_RESPS] = [texts]
     task.metrics.clear()
     for spec in specs:
         column = [d[spec.name] for d in per_doc if spec.name in d]

@@ -52,6 +52,10 @@ class Verdict:
         system_fingerprint: The reply's ``system_fingerprint`` (None when absent or no reply).
         prelabel_rule: The deterministic rule that set this verdict instead of the judge
             (``judge_model`` is then ``prelabel``, see :mod:`uta_tasks.judge.prelabel`), None for the judge's.
+        prompt_by_ref: True when ``prompt`` is not stored (it is then empty): the messages sent are
+            the template ``prompt_version`` (digest ``prompt_sha``) applied to the record's texts,
+            and :func:`uta_tasks.probe.verdict_prompts.verdict_prompt` rebuilds them (record
+            version 4).
     """
 
     status: VerdictStatus
@@ -70,6 +74,7 @@ class Verdict:
     reply_model: str | None = None
     system_fingerprint: str | None = None
     prelabel_rule: str | None = None
+    prompt_by_ref: bool = False
 
     @property
     def judged(self) -> bool:
@@ -80,6 +85,20 @@ class Verdict:
         """A JSON-serialisable copy, for logged samples and the cache."""
         data = asdict(self)
         data["prompt"] = [dict(message) for message in self.prompt]
+        return data
+
+    def to_stored_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the keys :meth:`from_dict` restores as they are (those holding
+        their default), as a record of version 4 stores a verdict."""
+        data = self.to_dict()
+        for name, spec in self.__dataclass_fields__.items():
+            if name in ("status", "reason_code"):  # from_dict derives a missing code of an unjudged verdict
+                continue
+            empty = _EMPTY.get(name, spec.default)
+            if data[name] == (empty() if callable(empty) else empty):
+                del data[name]
+        if self.judged and self.reason_code is None:
+            del data["reason_code"]
         return data
 
     def __post_init__(self) -> None:
