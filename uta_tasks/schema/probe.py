@@ -208,8 +208,12 @@ class ProbeSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (the Instance argument lm-eval logs; the judge settings
-        as their ``to_dict``, which holds no secret)."""
+        as their ``to_dict``, which holds no secret); a setting at its default is left out
+        (:meth:`from_dict` restores it), the judge settings never."""
         data = asdict(replace(self, judge=None))
+        for spec in fields(self):
+            if spec.default is not MISSING and data.get(spec.name) == spec.default:
+                del data[spec.name]
         data["judge"] = None if self.judge is None else self.judge.to_dict()
         return data
 
@@ -356,7 +360,7 @@ class ProbeRecord:
         for spec in fields(self):
             if spec.name not in _ALWAYS_WRITTEN and spec.default is not MISSING and data.get(spec.name) == spec.default:
                 del data[spec.name]
-        return json.dumps(data, ensure_ascii=False)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | dict[str, Any] | FilteredRecord) -> ProbeRecord:

@@ -20,6 +20,7 @@ its template version and digest and the record's texts
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,6 +30,10 @@ TEXT_ORDER = ("q", "a", "answer", "history", "cue", "a_prime", "pass1_prompt", "
 SAMPLES = "u_samples"  # a list of texts, after ``u``; its j-th entry is named "u_samples#j"
 JOIN = "join"  # trace mode: {marker, header}, sources named "join.marker", "join.header"
 VERDICT_SAMPLES = "verdict_samples"
+# Key of a verdict written as its differences from the record's ``verdict``.
+LIKE = "like_verdict"
+# The texts of a verdict its raw reply is written with.
+_REPLY_SOURCES = ("rationale", "label")
 # A text shorter than this is written as it is: a reference would not save its bytes.
 MIN_SHARED = 12
 
@@ -138,32 +143,55 @@ def compact(data: dict[str, Any]) -> dict[str, Any]:
     _walk(out, visit)
     if out.get("q") == question_text(out.get("messages")):
         del out["q"]
-    for slot in ("verdict", "verdict_ref", "verdict_reference"):
-        out[slot] = _compact_verdict(out.get(slot))
+    base = out["verdict"] = _compact_verdict(out.get("verdict"))
+    for slot in ("verdict_ref", "verdict_reference"):
+        out[slot] = _like(_compact_verdict(out.get(slot)), base)
     samples = out.get(VERDICT_SAMPLES)
     if isinstance(samples, list):
         written: list[Any] = []
         for j, verdict in enumerate(samples):
             same = -1 if verdict is not None and verdict == data.get("verdict") else \
                 next((i for i in range(j) if verdict is not None and samples[i] == verdict), None)
-            written.append(same if same is not None else _compact_verdict(verdict))
+            written.append(same if same is not None else _like(_compact_verdict(verdict), base))
         out[VERDICT_SAMPLES] = written
     return out
+
+
+def _like(verdict: Any, base: Any) -> Any:
+    """A verdict as what differs from the record's ``verdict`` (``{LIKE: {"set": ..., "unset": ...}}``),
+    when that is shorter."""
+    if not isinstance(verdict, dict) or not isinstance(base, dict):
+        return verdict
+    diff: dict[str, Any] = {"set": {k: v for k, v in verdict.items() if k not in base or base[k] != v}}
+    gone = [k for k in base if k not in verdict]
+    if gone:
+        diff["unset"] = gone
+    return {LIKE: diff} if len(json.dumps(diff)) < len(json.dumps(verdict)) else verdict
+
+
+def _unlike(verdict: Any, base: Any, where: str) -> Any:
+    if not isinstance(verdict, dict) or LIKE not in verdict:
+        return verdict
+    diff = verdict[LIKE]
+    if not isinstance(base, dict) or not isinstance(diff, dict) or not isinstance(diff.get("set", {}), dict):
+        raise ValueError(f"{where}: written as a difference from the record's verdict, which is not a verdict")
+    whole = {**base, **diff.get("set", {})}
+    for key in diff.get("unset", []):
+        whole.pop(key, None)
+    return whole
 
 
 def _compact_verdict(verdict: Any) -> Any:
     if not isinstance(verdict, dict) or not isinstance(verdict.get("raw_reply"), str):
         return verdict
-    rationale = verdict.get("rationale")
-    sources = [("rationale", rationale)] if isinstance(rationale, str) else []
+    sources = [(k, verdict[k]) for k in _REPLY_SOURCES if isinstance(verdict.get(k), str)]
     return {**verdict, "raw_reply": _encoded(verdict["raw_reply"], sources)}
 
 
 def _expand_verdict(verdict: Any, where: str) -> Any:
     if not isinstance(verdict, dict) or not isinstance(verdict.get("raw_reply"), list):
         return verdict
-    rationale = verdict.get("rationale")
-    known = {"rationale": rationale} if isinstance(rationale, str) else {}
+    known = {k: verdict[k] for k in _REPLY_SOURCES if isinstance(verdict.get(k), str)}
     return {**verdict, "raw_reply": _resolve(verdict["raw_reply"], known, f"{where}: raw_reply")}
 
 
@@ -188,17 +216,21 @@ def expand(data: dict[str, Any], where: str = "a probe record") -> dict[str, Any
         return whole, whole if isinstance(whole, str) else ""
 
     _walk(out, visit)
-    for slot in ("verdict", "verdict_ref", "verdict_reference"):
-        out[slot] = _expand_verdict(out.get(slot), f"{where}: {slot}")
+    base = out.get("verdict")  # as stored: the others are written as differences from it
+    out["verdict"] = _expand_verdict(base, f"{where}: verdict")
+    for slot in ("verdict_ref", "verdict_reference"):
+        out[slot] = _expand_verdict(_unlike(out.get(slot), base, f"{where}: {slot}"), f"{where}: {slot}")
     samples = out.get(VERDICT_SAMPLES)
     if isinstance(samples, list):
         whole: list[Any] = []
         for j, verdict in enumerate(samples):
+            at = f"{where}: {VERDICT_SAMPLES}[{j}]"
             if isinstance(verdict, int) and not isinstance(verdict, bool):
                 if not -1 <= verdict < j:
-                    raise ValueError(f"{where}: {VERDICT_SAMPLES}[{j}] = {verdict} names no earlier verdict")
-                verdict = out.get("verdict") if verdict == -1 else whole[verdict]
-            whole.append(_expand_verdict(verdict, f"{where}: {VERDICT_SAMPLES}[{j}]"))
+                    raise ValueError(f"{at} = {verdict} names no earlier verdict")
+                whole.append(out["verdict"] if verdict == -1 else whole[verdict])
+            else:
+                whole.append(_expand_verdict(_unlike(verdict, base, at), at))
         out[VERDICT_SAMPLES] = whole
     return out
 
