@@ -82,9 +82,12 @@ class Verdict:
         return self.status == JUDGED
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable copy, for logged samples and the cache."""
+        """A JSON-serialisable copy, for logged samples and the cache (``prompt_by_ref`` only when
+        True: a verdict with its prompt is written as before version 4)."""
         data = asdict(self)
         data["prompt"] = [dict(message) for message in self.prompt]
+        if not self.prompt_by_ref:
+            del data["prompt_by_ref"]
         return data
 
     def to_stored_dict(self) -> dict[str, Any]:
@@ -92,7 +95,7 @@ class Verdict:
         their default), as a record of version 4 stores a verdict."""
         data = self.to_dict()
         for name, spec in self.__dataclass_fields__.items():
-            if name in ("status", "reason_code"):  # from_dict derives a missing code of an unjudged verdict
+            if name in ("status", "reason_code") or name not in data:  # from_dict derives a missing code of an unjudged verdict
                 continue
             empty = _EMPTY.get(name, spec.default)
             if data[name] == (empty() if callable(empty) else empty):
