@@ -38,3 +38,24 @@ def record_prompts(record: ProbeRecord) -> dict[str, Messages]:
         if verdict is not None:
             out[slot] = verdict_prompt(verdict, item)
     return out
+
+
+def slot_prompt(record: ProbeRecord, slot: str) -> Messages | None:
+    """The judge prompt of one slot of a record (None: the slot holds no verdict); a prompt the
+    record stores is read, not rebuilt.
+
+    Args:
+        record: a decoded record of any version.
+        slot: a verdict field name or ``verdict_samples#j``.
+
+    Raises:
+        ValueError: the prompt is stored by reference and cannot be rebuilt (its template set is
+            not installed, or the record's messages are not a conversation).
+    """
+    verdict = slot_verdict(record, slot)
+    if verdict is None or not verdict.prompt_by_ref:
+        return None if verdict is None else [dict(m) for m in verdict.prompt]
+    items = dict(RecordItems.of(record).pairs())
+    if slot not in items:
+        raise ValueError(f"{record.task}: the record judges no {slot}")
+    return verdict_prompt(verdict, items[slot])

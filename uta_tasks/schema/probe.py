@@ -212,7 +212,7 @@ class ProbeSpec:
         (:meth:`from_dict` restores it), the judge settings never."""
         data = asdict(replace(self, judge=None))
         for spec in fields(self):
-            if spec.default is not MISSING and data.get(spec.name) == spec.default:
+            if spec.name != "judge" and spec.default is not MISSING and data.get(spec.name) == spec.default:
                 del data[spec.name]
         data["judge"] = None if self.judge is None else self.judge.to_dict()
         return data
