@@ -10,7 +10,7 @@ from typing import Any
 from uta_tasks.runs.jsonio import loads, read_jsonl
 from uta_tasks.runs.record_checks import checked_record
 from uta_tasks.schema import output
-from uta_tasks.schema.probe import FILTERED_RECORD, ProbeRecord
+from uta_tasks.schema.probe import FILTERED_RECORD, FilteredRecord, ProbeRecord
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,7 @@ def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeR
         raise ValueError(f"{where}: {output.SAMPLE_RESPS}[0] is empty: lm-eval logs one probe record per repeat, "
                          "so the file is damaged (write it again: uta-eval --log_samples, or uta-rejudge)")
     for item in repeats:
+        item = item.text if isinstance(item, FilteredRecord) else item  # lm-eval's samples in memory
         record = loads(item, f"{where} (a probe record)") if isinstance(item, str) else item
         if not isinstance(record, dict):
             raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")
