@@ -61,13 +61,23 @@ def _found(target: str, sources: Sources) -> tuple[int, int, Piece] | None:
 
 
 def _pieces(target: str, sources: Sources) -> list[Piece]:
-    if len(target) < MIN_SHARED:
-        return [target] if target else []
-    found = _found(target, sources)
-    if found is None:
-        return [target]
-    at, length, piece = found
-    return [*_pieces(target[:at], sources), piece, *_pieces(target[at + length:], sources)]
+    """``target`` as literal strings and references to ``sources``, left to right (iterative: a
+    text that repeats a source many times needs no deep recursion)."""
+    out: list[Piece] = []
+    todo: list[str | list[Any]] = [target]  # a stack: the next segment (or piece) on top
+    while todo:
+        segment = todo.pop()
+        if isinstance(segment, list):
+            out.append(segment)
+            continue
+        found = _found(segment, sources) if len(segment) >= MIN_SHARED else None
+        if found is None:
+            if segment:
+                out.append(segment)
+            continue
+        at, length, piece = found
+        todo += [segment[at + length:], piece, segment[:at]]
+    return out
 
 
 def _resolve(pieces: list[Any], known: dict[str, str], where: str) -> str:
