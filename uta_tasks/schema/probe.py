@@ -352,7 +352,7 @@ class ProbeRecord:
         (:func:`uta_tasks.schema.record_texts.compact`), each verdict without what
         :meth:`Verdict.from_dict` restores (:meth:`Verdict.to_stored_dict`), and no field that
         holds its default; :meth:`from_json` reads it back whole."""
-        data = asdict(self)
+        data = {spec.name: getattr(self, spec.name) for spec in fields(self)}  # read, never changed, by compact
         for name, verdict in self.verdicts().items():
             data[name] = None if verdict is None else verdict.to_stored_dict()
         data["verdict_samples"] = [None if v is None else v.to_stored_dict() for v in self.verdict_samples]

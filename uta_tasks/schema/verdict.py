@@ -93,7 +93,10 @@ class Verdict:
     def to_stored_dict(self) -> dict[str, Any]:
         """:meth:`to_dict` without the keys :meth:`from_dict` restores as they are (those holding
         their default), as a record of version 4 stores a verdict."""
-        data = self.to_dict()
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "prompt_by_ref"}
+        data["prompt"] = [dict(message) for message in self.prompt]
+        if self.prompt_by_ref:
+            data["prompt_by_ref"] = True
         for name, spec in self.__dataclass_fields__.items():
             if name in ("status", "reason_code") or name not in data:  # from_dict derives a missing code of an unjudged verdict
                 continue
