@@ -2,7 +2,8 @@
 
 Every judged turn of the saved probe records (``u``, ``u_ref``, the held-out reference
 turn) goes through the judge again with the given settings (one concurrent run per
-folder set, the verdict cache in front of it), and each task's metrics are recomputed
+:data:`~uta_tasks.runs.rescore.JUDGE_CHUNK` records of the folder set, the verdict cache in
+front of it; the docs are read a doc at a time and kept on disk), and each task's metrics are recomputed
 with the task's own metric table and aggregations: the metric names, values and
 aggregation equal those of a live run with the same judge. The model under test is never
 loaded. A live run's folder re-judged with the same judge and a warm cache reproduces its
