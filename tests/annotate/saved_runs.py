@@ -87,8 +87,8 @@ def write_run(
         for doc, probe_record in enumerate(records):
             record = json.loads(probe_record.to_json())
             lines.append(json.dumps({
-                "doc_id": doc, "doc": {"question": record["q"]}, "target": "",
-                "arguments": {"gen_args_0": {"arg_0": record["q"]}},
+                "doc_id": doc, "doc": {"question": probe_record.q}, "target": "",
+                "arguments": {"gen_args_0": {"arg_0": probe_record.q}},
                 "resps": [[json.dumps(record)]], "filtered_resps": [[json.dumps(record)]],
                 "filter": "none", "metrics": ["genuine_followup"],
             }))

@@ -9,6 +9,7 @@ import pytest
 from saved_runs import DATE, write_run
 
 from uta_tasks.judge.prompt import load_template
+from uta_tasks.judge.prompt_ref import verdict_prompt
 from uta_tasks.runs.sample_files import find_samples
 from uta_tasks.runs.sample_items import sample_items
 
@@ -24,8 +25,10 @@ def test_items_rebuilt_from_saved_records_are_the_items_the_judge_judged(tmp_pat
     for entry in found:
         verdict = entry.verdict
         assert verdict is not None and verdict.judged
-        # The prompt the judge received is exactly the rendering of the rebuilt item.
-        assert load_template(verdict.prompt_version).render(entry.item) == verdict.prompt, entry
+        # The prompt the judge received is exactly the rendering of the rebuilt item (the record
+        # stores it by reference: version 4).
+        assert verdict.prompt_by_ref and not verdict.prompt
+        assert load_template(verdict.prompt_version).render(entry.item) == verdict_prompt(verdict, entry.item), entry
         assert entry.item_id == entry.item.fingerprint() and len(entry.item_id) == 64
         assert entry.model == "org/model-a"
     trunc = [e for e in found if e.task == "uta_gsm8k_trunc"]

@@ -28,12 +28,14 @@ def evaluate(lm, tasks, *, metadata=None, include=(), **kwargs):
 
 
 def records(results, task):
-    """The probe records of a task's logged samples, decoded from their JSON."""
-    return [json.loads(r) for s in results["samples"][task] for r in s["filtered_resps"][0]]
+    """The probe records of a task's logged samples, decoded (every text whole) as plain dicts."""
+    from uta_tasks.schema.probe import ProbeRecord
+
+    return [ProbeRecord.from_json(r).to_dict() for s in results["samples"][task] for r in s["resps"][0]]
 
 
 def logged_record_text(results, task) -> str:
-    return results["samples"][task][0]["filtered_resps"][0][0]
+    return results["samples"][task][0]["resps"][0][0]
 
 
 def model_dir_without_template(src: Path, dst: Path) -> Path:

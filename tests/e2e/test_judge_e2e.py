@@ -68,10 +68,14 @@ def test_judged_run_reports_metrics_and_rerun_pays_nothing(tmp_path, judge_url, 
     assert "trunc_emptied,none" in results["uta_ifbench_trunc"]
     assert calls > 0
     sample = json.loads(next((tmp_path / "run1").rglob("samples_uta_ifbench_trunc_*.jsonl")).read_text().splitlines()[0])
-    record = json.loads(sample["filtered_resps"][0][0])
+    from uta_tasks.probe.verdict_prompts import record_prompts
+    from uta_tasks.schema.probe import ProbeRecord
+
+    logged = ProbeRecord.from_json(sample["resps"][0][0])
+    record = logged.to_dict()
     verdict = record["verdict"]
     assert verdict["judge_model"] == judge_url.model and verdict["prompt_version"]
-    assert verdict["prompt"] and (verdict["raw_reply"] or verdict["status"] == "unjudged")
+    assert record_prompts(logged)["verdict"] and (verdict["raw_reply"] or verdict["status"] == "unjudged")
     if verdict["status"] == "judged":
         assert verdict["label"] and isinstance(verdict["genuine"], bool) and verdict["rationale"]
 
@@ -80,12 +84,13 @@ def test_judged_run_reports_metrics_and_rerun_pays_nothing(tmp_path, judge_url, 
     cut = set()
     for path in (tmp_path / "run1").rglob("samples_uta_*.jsonl"):
         for line in path.read_text().splitlines():
-            for text in json.loads(line)["filtered_resps"][0]:
-                rec = json.loads(text)
+            for text in json.loads(line)["resps"][0]:
+                rec = ProbeRecord.from_json(text)
+                prompts = record_prompts(rec)
                 for slot in ("verdict", "verdict_ref"):
-                    v = rec.get(slot)
-                    if v and v["status"] == "unjudged" and "finish_reason=length" in (v.get("reason") or ""):
-                        cut.add(json.dumps(v["prompt"], sort_keys=True))
+                    v = rec.verdicts()[slot]
+                    if v and not v.judged and "finish_reason=length" in (v.reason or ""):
+                        cut.add(json.dumps(prompts[slot], sort_keys=True))
     second = _cli(tmp_path / "run2", judge_url, cache, smollm2_dir)
     assert second.returncode == 0, second.stderr[-3000:]
     again = _results(tmp_path / "run2")

@@ -132,5 +132,5 @@ def test_repeats_sample_k_independent_pairs_per_doc(lm, tmp_path):
     samples = results["samples"]["uta_ifbench_rep"]
     assert [len(s["filtered_resps"][0]) for s in samples] == [3, 3]
     for s in samples:
-        answers = [json.loads(r)["a"] for r in s["filtered_resps"][0]]
+        answers = [json.loads(r)["a"] for r in s["resps"][0]]  # a: the first text of a record, written whole
         assert len(set(answers)) > 1  # k samples, not one answer copied k times

@@ -40,11 +40,13 @@ def _run(wheel_venv, command: list[str], model_args: str, out: Path, extra: list
 
 
 def _check_truncation(out: Path, tokenizer) -> None:
+    from uta_tasks.schema.probe import ProbeRecord
+
     (samples,) = sorted(out.rglob("samples_uta_ifbench_trunc_*.jsonl"))
     lines = samples.read_text().splitlines()
     assert len(lines) == LIMIT
     for line in lines:
-        record = json.loads(json.loads(line)["filtered_resps"][0][0])
+        record = ProbeRecord.from_json(json.loads(line)["resps"][0][0]).to_dict()  # every text whole
         ids = tokenizer(record["a"], add_special_tokens=False)["input_ids"]
         n = len(ids)
         removed = min(n, max(25, math.ceil(0.25 * n)))

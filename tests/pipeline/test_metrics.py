@@ -38,10 +38,12 @@ def test_rates_labels_and_usage_follow_the_verdicts(scripted, judge_server, tmp_
     # 3 "Thanks." items (shared by both tasks) + 3 truncated ones: 6 distinct judge calls
     # (the preflight's one test completion carries no candidate turn).
     assert base["judge_calls,none"] + trunc["judge_calls,none"] == 6 == len(_item_calls(judge_server))
+    from uta_tasks.probe.verdict_prompts import record_prompts
+
     for r in records(results, "uta_ifbench_trunc"):
         assert r.verdict is not None and r.verdict_ref is not None
         assert r.verdict.genuine is True and r.verdict_ref.genuine is False
-        assert any("Why did you stop there?" in m["content"] for m in r.verdict.prompt)
+        assert any("Why did you stop there?" in m["content"] for m in record_prompts(r)["verdict"])
     # the dumped metric_list names every metric reported; a rate that no doc has (here the
     # rates conditioned on a complete or correct answer: the scripted answers are neither)
     # is listed, and absent from lm-eval's results (no value reached it)

@@ -114,8 +114,13 @@ def test_predict_only_run_is_judged_later(scripted, judge_server, tmp_path):
     assert metrics["genuine_followup,none"] == 1.0 and metrics["genuine_followup_base,none"] == 0.0
     assert metrics["judge_calls,none"] == 4 == len(_item_calls(judge_server))
     (samples_path,) = (tmp_path / "judged").rglob("samples_uta_ifbench_trunc_*.jsonl")
-    record = json.loads(json.loads(samples_path.read_text().splitlines()[0])["filtered_resps"][0][0])
-    assert record["verdict"]["genuine"] is True and record["verdict"]["prompt"]
+    from uta_tasks.probe.verdict_prompts import record_prompts
+    from uta_tasks.schema.probe import ProbeRecord
+
+    line = json.loads(samples_path.read_text().splitlines()[0])
+    record = ProbeRecord.from_json(line["resps"][0][0])
+    assert line["filtered_resps"] == [["resps[0][0]"]]  # the record once, in resps
+    assert record.verdict.genuine is True and record_prompts(record)["verdict"]
 
     from uta_tasks.runs import build_summary, load_run
 

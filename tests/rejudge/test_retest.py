@@ -14,6 +14,7 @@ from saved_runs import write_run as write_saved
 
 from uta_tasks.apps.rejudge.retest import measure_task
 from uta_tasks.runs.retest_file import read_retest
+from uta_tasks.schema.probe import ProbeRecord
 
 DOCS = 12
 FLIPPED_DOCS = (1, 4, 7)  # their user turn flips on the second of three repeats: 3 of 12 = 25%
@@ -22,7 +23,7 @@ FLIPPED_DOCS = (1, 4, 7)  # their user turn flips on the second of three repeats
 def _turns(folder: Path) -> list[str]:
     (path,) = folder.glob("samples_uta_gsm8k_*.jsonl")
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    return [json.loads(row["filtered_resps"][0][0])["u"] for row in rows]
+    return [ProbeRecord.from_json(row["resps"][0][0]).u for row in rows]
 
 
 def test_retest_measures_the_scripted_flips_and_leaves_the_cache_alone(tmp_path: Path, capsys) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from fault_server import MODEL, FaultConfig, FaultServer
 from saved_runs import write_run as write_saved
 
+from uta_tasks.schema.probe import ProbeRecord
 from uta_tasks.schema.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +23,7 @@ _MAIN = "import sys; from uta_tasks.apps.rejudge.cli import main; sys.exit(main(
 
 def _verdicts(folder: Path) -> list[Verdict]:
     (path,) = folder.rglob("samples_uta_gsm8k_*.jsonl")
-    return [Verdict.from_dict(json.loads(json.loads(line)["filtered_resps"][0][0])["verdict"]) for line in path.read_text().splitlines()]
+    return [ProbeRecord.from_json(json.loads(line)["resps"][0][0]).verdict for line in path.read_text().splitlines()]
 
 
 def test_two_concurrent_rejudges_sharing_a_cache_call_the_judge_once_per_item(tmp_path: Path) -> None:

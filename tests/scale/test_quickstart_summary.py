@@ -88,6 +88,29 @@ def test_a_consistent_run_shows_its_rates_and_no_note(tmp_path):
     assert contradiction_note(checks) is None
 
 
+def test_the_quickstart_reads_its_run_once(tmp_path, monkeypatch):
+    """The table and the verdict checks come from one reading of the run (issue 45)."""
+    import uta_tasks.runs
+    from uta_tasks.apps.quickstart import cli
+
+    records = [{"verdict": _verdict("new_task_prompt", True), "verdict_ref": _verdict("other", True)}]
+    results_path = _write_run(tmp_path / "smol", records)
+    expected = quickstart.summary_table(load_run(results_path.parent), check_run(results_path))
+    reads = []
+
+    def counted(*args, **kwargs):
+        reads.append(args)
+        return load_run(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "load_run", counted)
+    monkeypatch.setattr(uta_tasks.runs, "load_run", counted)
+    monkeypatch.setattr(cli, "_steps", lambda args, judge, phases: (0, load_run(results_path.parent).files, judge))
+    monkeypatch.setattr(cli, "choose_judge", lambda args, environ: type("J", (), {"describe": lambda self: "judge"})())
+    assert cli._run(None) == 0
+    assert len(reads) == 1
+    assert quickstart.summary_table(load_run(results_path.parent, all_docs=True), check_run(results_path)) == expected
+
+
 def test_samples_of_another_run_in_the_same_folder_are_not_counted(tmp_path):
     results_path = _write_run(tmp_path / "smol", [{"verdict": _verdict("plausible_followup", True)}])
     old = json.dumps({"doc_id": 0, "filtered_resps": [[json.dumps({**RECORD, "verdict": _verdict("other", True)})]]})

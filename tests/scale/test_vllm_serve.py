@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from uta_tasks.schema.probe import ProbeRecord
+
 pytestmark = pytest.mark.slow
 
 LIMIT = 3
@@ -69,8 +71,8 @@ def _records(out: Path) -> dict[tuple[str, int, int], dict]:
     for path in out.rglob("samples_*.jsonl"):
         for line in path.read_text().splitlines():
             sample = json.loads(line)
-            for i, text in enumerate(sample["filtered_resps"][0]):
-                record = json.loads(text)
+            for i, text in enumerate(sample["resps"][0]):
+                record = ProbeRecord.from_json(text).to_dict()
                 found[(record["task"], sample["doc_id"], i)] = record
     return found
 

@@ -36,5 +36,6 @@ def test_a_records_verdicts_and_usage_are_built_into_a_new_record():
     assert built.judge_usage == {"calls": 2, "cache_hits": 1, "input_tokens": 10, "output_tokens": 5}
     expected = {**logged, "verdict_reference": VERDICT, "verdict_samples": [VERDICT, sample.to_dict()],
                 "judge_usage": built.judge_usage}
-    assert json.loads(built.to_json()) == expected
-    assert list(json.loads(built.to_json())) == list(json.loads(record.to_json()))  # same keys, same order
+    assert built.to_dict() == expected
+    assert ProbeRecord.from_json(json.loads(built.to_json())) == built  # written each text once, read back whole
+    assert list(built.to_dict()) == list(record.to_dict())  # same keys, same order

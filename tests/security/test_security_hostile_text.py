@@ -21,6 +21,7 @@ from hostile_run import BIG, HOSTILE_NAME, PAYLOAD, SECRETS, hostile_run
 import uta_tasks
 from uta_tasks.apps.annotate import AnnotationDB, AnnotationServer
 from uta_tasks.apps.annotate.cli import export, prepare_packet
+from uta_tasks.schema.probe import ProbeRecord
 from uta_tasks.templates.escape import MAX_SHOWN_CHARS
 
 
@@ -153,7 +154,7 @@ def test_hostile_text_survives_every_command(tmp_path: Path, judge_meta, capsys,
     turns = []
     for path in rejudged.rglob("samples_*.jsonl"):
         for line in path.read_text(encoding="utf-8").splitlines():
-            turns.append(json.loads(json.loads(line)["filtered_resps"][0][0])["u"])
+            turns.append(ProbeRecord.from_json(json.loads(line)["resps"][0][0]).u)
     assert sorted(turns) == sorted(written)
     _no_secret(rejudged, tmp_path / "report", tmp_path / "gate", human, agreement, db_path, folder / "summary.json")
     logged = capsys.readouterr()

@@ -153,8 +153,11 @@ class JudgeSettings:
     def to_dict(self) -> dict[str, Any]:
         """The settings as a :class:`~uta_tasks.schema.probe.ProbeSpec` logs them: :meth:`describe`
         plus where the key variable and the URL came from (no secret: the key itself is read
-        from ``$api_key_env`` when the client is built)."""
-        return {**self.describe(), _KEY_NAMED: self.api_key_env_named, _URL_PAIRED: self.base_url_paired}
+        from ``$api_key_env`` when the client is built); a setting at its stated default is left
+        out (:meth:`from_dict` restores it), one computed when the settings are built is kept."""
+        kept = {spec.key: getattr(self, spec.field) for spec in SPECS
+                if spec.default_factory is not None or getattr(self, spec.field) != spec.default}
+        return {**kept, _KEY_NAMED: self.api_key_env_named, _URL_PAIRED: self.base_url_paired}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> JudgeSettings:

@@ -7,6 +7,8 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
+from uta_tasks.schema.probe import FilteredRecord
+
 from .version import FILTER_NAME, IS_05
 
 
@@ -18,13 +20,15 @@ def task_base_class() -> type:
 
 
 def keep_all(resps: Any, docs: Any) -> Any:
-    """lm-eval filter function: keep every repeat's response for ``process_results``.
+    """lm-eval filter function: keep every repeat's response for ``process_results``, each as a
+    :class:`~uta_tasks.schema.probe.FilteredRecord` (lm-eval logs it as where the record is in
+    ``resps``, not as a second copy).
 
     Args:
         resps: per-instance response lists.
         docs: the docs (unused).
     """
-    return resps
+    return [[FilteredRecord(r, i) if isinstance(r, str) else r for i, r in enumerate(rs)] for rs in resps]
 
 
 def _metric_list_05(metrics: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -128,14 +128,18 @@ class RecordItems:
         return out
 
     def judged(self, record: ProbeRecord, verdicts: list[Verdict], usage: list[ItemUsage]) -> ProbeRecord:
-        """The record with the verdicts of these items (in :meth:`pairs` order) and their usage.
+        """The record with the verdicts of these items (in :meth:`pairs` order) and their usage;
+        each verdict's prompt by reference when its template rebuilds it
+        (:func:`uta_tasks.judge.prompt_ref.by_reference`).
 
         Args:
             record: the record the items came from.
             verdicts: one per item, in :meth:`pairs` order.
             usage: one per item, in the same order.
         """
-        given = iter(replace(v) for v in verdicts)
+        from uta_tasks.judge.prompt_ref import by_reference
+
+        given = iter(replace(by_reference(v, item)) for v, (_, item) in zip(verdicts, self.pairs(), strict=True))
         verdict = next(given)
         samples = [next(given) for _ in self.samples]
         ref = next(given) if self.ref is not None else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 ENCODING = "utf-8"
@@ -31,12 +32,13 @@ def encode(text: str) -> bytes:
     return text.encode(ENCODING, ERRORS)
 
 
-def write_bytes(path: Path | str, data: bytes) -> Path:
+def write_bytes(path: Path | str, data: bytes | Iterable[bytes]) -> Path:
     """Write ``data`` to ``path`` atomically (temporary file in the same folder, then rename).
 
     Args:
         path: the destination (its folder is created).
-        data: the whole content.
+        data: the whole content, or its pieces in order (written as they come: a file
+            larger than memory).
 
     Returns:
         The path written.
@@ -46,7 +48,8 @@ def write_bytes(path: Path | str, data: bytes) -> Path:
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                stream.write(piece)
             stream.flush()
             os.fsync(stream.fileno())
         with contextlib.suppress(OSError):  # keep the mode an earlier file had (mkstemp's is 0600)
@@ -59,11 +62,11 @@ def write_bytes(path: Path | str, data: bytes) -> Path:
     return path
 
 
-def write_text(path: Path | str, text: str) -> Path:
+def write_text(path: Path | str, text: str | Iterable[str]) -> Path:
     """:func:`write_bytes` of ``text`` encoded by :func:`encode`; returns ``path``.
 
     Args:
         path: as for :func:`write_bytes`.
-        text: the whole content.
+        text: the whole content, or its pieces in order (a samples file written a line at a time).
     """
-    return write_bytes(path, encode(text))
+    return write_bytes(path, encode(text) if isinstance(text, str) else (encode(piece) for piece in text))

@@ -1,6 +1,10 @@
 """A task of a run scored again from its probe records (after ``uta-rejudge`` gave them new
 verdicts): the same metric set and values a live run of the same settings reports.
 
+The docs stay on disk (:class:`~uta_tasks.runs.doc_store.DocStore`): each pass reads them a
+line at a time, and what changes goes to a temporary spool; a task's per-doc metric values are
+what is held.
+
 The metric set comes from :func:`uta_tasks.metrics.shape.task_metrics`, the rule the live
 task uses, fed with the task's own settings (:func:`uta_tasks.runs.from_samples.task_settings`), and each per-doc value
 from :func:`uta_tasks.metrics.results.measure`, the function the live task uses.
@@ -9,8 +13,8 @@ from :func:`uta_tasks.metrics.results.measure`, the function the live task uses.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +23,17 @@ from uta_tasks.lm_eval_compat.metric_rows import lm_eval_aggregation
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.metrics.table import lm_eval_doc_values
 from uta_tasks.probe.task_settings import TaskSettings
-from uta_tasks.runs.facts import SampleFacts
-from uta_tasks.runs.from_samples import benchmark_of, measure_docs, task_settings
+from uta_tasks.runs.doc_store import DocSpool, DocStore
+from uta_tasks.runs.from_samples import benchmark_of, measure_doc, task_settings
 from uta_tasks.runs.results_file import read_results
 from uta_tasks.runs.sample_files import SamplesFile, find_samples
-from uta_tasks.runs.samples import DocSample, read_samples
+from uta_tasks.runs.samples import DocSample
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
+
+# Records judged in one judge run by :func:`judge_docs`: what a re-judge holds at most (a run of
+# fewer records is judged in one run, every identical item once).
+JUDGE_CHUNK = 4096
 
 
 @dataclass
@@ -36,7 +44,8 @@ class ScoredTask:
         task: task name.
         source: the samples file read.
         root: the folder (or file) given on the command line that holds ``source``.
-        docs: the logged samples; their ``line`` is rewritten by :func:`rescore`.
+        docs: the logged samples, in doc order, on disk (:class:`~uta_tasks.runs.doc_store.DocStore`);
+            :func:`rescore` writes their lines again.
         settings: the task's probe settings (:func:`uta_tasks.runs.from_samples.task_settings`).
         meta: its dumped ``metadata`` from the results file of the same run, or None.
         metrics: aggregated ``"<metric>,none"`` values and ``_stderr`` entries.
@@ -46,16 +55,16 @@ class ScoredTask:
     task: str
     source: SamplesFile
     root: Path
-    docs: list[DocSample]
+    docs: Sequence[DocSample]
     settings: TaskSettings
     meta: dict[str, Any] | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
     higher_is_better: dict[str, bool] = field(default_factory=dict)
 
     @property
-    def records(self) -> list[list[ProbeRecord]]:
-        """Per doc, its probe records (one per repeat)."""
-        return [d.records for d in self.docs]
+    def records(self) -> Iterator[list[ProbeRecord]]:
+        """Per doc, its probe records (one per repeat), read a doc at a time."""
+        return (d.records for d in self.docs)
 
     @property
     def first(self) -> ProbeRecord:
@@ -75,16 +84,18 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
     first = task.first
     bench = benchmark_of(task.task, task.meta, first.benchmark)
     specs = task_metrics(bench, first.perturbation, task.settings, judged)
-    _, measured = measure_docs(task.task, task.meta, task.docs, bench.primary, specs, bench)
-    per_doc = [lm_eval_doc_values(specs, m.values) for m in measured]  # as lm-eval gets them
-    for doc, values in zip(task.docs, per_doc, strict=True):
-        texts = [r.to_json() for r in doc.records]
-        for name in {s.name for s in specs} - set(values):
+    names = {s.name for s in specs}
+    spool = DocSpool()
+    per_doc = []
+    for doc in task.docs:
+        values = lm_eval_doc_values(specs, measure_doc(doc, specs, bench, bench.primary).values)  # as lm-eval gets them
+        per_doc.append(values)
+        for name in names - set(values):
             doc.line.pop(name, None)
         doc.line.update(values)
         doc.line["metrics"] = [s.name for s in specs]
-        doc.line[output.SAMPLE_RESPS] = [texts]
-        doc.line["resps"] = [texts]
+        spool.add(doc)
+    task.docs = spool.store()
     task.metrics.clear()
     for spec in specs:
         column = [d[spec.name] for d in per_doc if spec.name in d]
@@ -94,6 +105,40 @@ def rescore(task: ScoredTask, judged: bool, bootstrap_iters: int) -> None:
         aggregation = lm_eval_aggregation(spec)
         task.metrics[output.metric_key(spec.name)] = aggregation(column)
         task.metrics[output.stderr_key(spec.name)] = compat.stderr(aggregation, column, bootstrap_iters)
+
+
+def judge_docs(tasks: Sequence[ScoredTask], judge: Callable[[list[ProbeRecord]], list[ProbeRecord]],
+               chunk: int = JUDGE_CHUNK) -> None:
+    """Give the tasks' records new verdicts, in place: the docs are read a doc at a time and
+    judged ``chunk`` records at a time (one judge run when there are fewer), and each task's
+    judged docs are spooled to disk (:class:`~uta_tasks.runs.doc_store.DocSpool`).
+
+    Args:
+        tasks: from :func:`load_scored`.
+        judge: the records of a chunk, judged (one judge run: identical items judged once).
+        chunk: records per judge run.
+    """
+    spools = [DocSpool() for _ in tasks]
+    pending: list[tuple[int, DocSample]] = []
+
+    def flush() -> None:
+        judged = iter(judge([r for _, doc in pending for r in doc.records]))
+        for index, doc in pending:
+            spools[index].add(replace(doc, records=[next(judged) for _ in doc.records]))
+        pending.clear()
+
+    held = 0
+    for index, task in enumerate(tasks):
+        for doc in task.docs:
+            pending.append((index, doc))
+            held += len(doc.records)
+            if held >= chunk:
+                flush()
+                held = 0
+    if pending:
+        flush()
+    for task, spool in zip(tasks, spools, strict=True):
+        task.docs = spool.store()
 
 
 def _task_meta(results_path: Path, task: str) -> dict[str, Any] | None:
@@ -120,13 +165,13 @@ def load_scored(paths: Sequence[str | Path]) -> list[ScoredTask]:
         for found in find_samples([root]):
             if found.path in tasks:
                 continue
-            docs = read_samples(found.path)
+            docs, facts = DocStore.read(found.path)  # read a doc at a time; held: what they show
             if not docs:
                 raise ValueError(f"{found.path} holds no logged sample: nothing to re-judge")
             meta = _task_meta(found.path.parent / f"{output.RESULTS_PREFIX}{found.date}.json", found.task)
-            settings = task_settings(found.task, meta, SampleFacts.of(docs))
+            settings = task_settings(found.task, meta, facts)
             tasks[found.path] = ScoredTask(found.task, found, root, docs, settings, meta)
     return list(tasks.values())
 
 
-__all__ = ["ScoredTask", "load_scored", "rescore", "task_settings"]
+__all__ = ["JUDGE_CHUNK", "ScoredTask", "judge_docs", "load_scored", "rescore", "task_settings"]

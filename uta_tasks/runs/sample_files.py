@@ -15,7 +15,7 @@ from pathlib import Path
 
 from uta_tasks.runs.folder import SAMPLES_NAME, model_name
 from uta_tasks.runs.results_file import read_results
-from uta_tasks.runs.samples import read_samples
+from uta_tasks.runs.samples import iter_samples
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import ProbeRecord
 
@@ -80,13 +80,14 @@ def read_records(samples: SamplesFile) -> Iterator[tuple[int, int, ProbeRecord]]
         samples: The file.
 
     Yields:
-        ``(doc_id, repeat, record)`` in doc order, as :func:`uta_tasks.runs.samples.read_samples`
-        (the one parser of samples lines) decodes them.
+        ``(doc_id, repeat, record)`` in file order (lm-eval's: doc order), one line decoded at a
+        time, as :func:`uta_tasks.runs.samples.iter_samples` (the one parser of samples lines)
+        decodes them: no more than a line is held.
 
     Raises:
         ValueError: A line is not a logged uta sample; the message names file and line.
     """
-    for doc in read_samples(samples.path):
+    for doc in iter_samples(samples.path, whole_lines=False):
         for repeat, record in enumerate(doc.records):
             yield doc.doc_id, repeat, record
 

@@ -10,7 +10,7 @@ from typing import Any
 from uta_tasks.runs.jsonio import loads, read_jsonl
 from uta_tasks.runs.record_checks import checked_record
 from uta_tasks.schema import output
-from uta_tasks.schema.probe import ProbeRecord
+from uta_tasks.schema.probe import FILTERED_RECORD, FilteredRecord, ProbeRecord
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,24 @@ class DocSample:
     line: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
+def logged_records(sample: dict[str, Any]) -> Any:
+    """The list a logged sample holds its probe records in (one per repeat): ``filtered_resps[0]``,
+    or, where that says where each record is (:data:`~uta_tasks.schema.probe.FILTERED_RECORD`,
+    record version 4), ``resps[0]``.
+
+    Args:
+        sample: one line of ``samples_<task>_<date>.jsonl``.
+
+    Raises:
+        KeyError, IndexError, TypeError: the line holds no such list.
+    """
+    repeats = sample[output.SAMPLE_RESPS][0]
+    if isinstance(repeats, list) and repeats and \
+            all(item == FILTERED_RECORD.format(repeat=i) for i, item in enumerate(repeats)):
+        return sample[output.SAMPLE_RAW_RESPS][0]
+    return repeats
+
+
 def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeRecord]:
     """The probe records of a logged sample, one per repeat, decoded with
     :meth:`ProbeRecord.from_json <uta_tasks.schema.probe.ProbeRecord.from_json>`.
@@ -41,7 +59,7 @@ def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeR
         where: names the sample in error messages.
     """
     try:
-        repeats = sample[output.SAMPLE_RESPS][0]
+        repeats = logged_records(sample)
     except (KeyError, IndexError, TypeError):
         raise ValueError(f"{where}: no {output.SAMPLE_RESPS}[0]; is this a uta task's samples file?") from None
     out = []
@@ -51,6 +69,7 @@ def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeR
         raise ValueError(f"{where}: {output.SAMPLE_RESPS}[0] is empty: lm-eval logs one probe record per repeat, "
                          "so the file is damaged (write it again: uta-eval --log_samples, or uta-rejudge)")
     for item in repeats:
+        item = item.text if isinstance(item, FilteredRecord) else item  # lm-eval's samples in memory
         record = loads(item, f"{where} (a probe record)") if isinstance(item, str) else item
         if not isinstance(record, dict):
             raise ValueError(f"{where}: a probe record is {type(record).__name__}, not a JSON object")

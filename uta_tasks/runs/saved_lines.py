@@ -7,7 +7,7 @@ is refused naming its file and line, never read half-way:
   ``arguments`` (the prompt and its generation settings; ``{"gen_args_0": {"arg_0": prompt,
   "arg_1": gen_kwargs}}`` since 0.4.3, ``[[prompt, gen_kwargs]]`` before), ``resps`` (the raw
   responses, ``[[text]]``), ``filter``, ``metrics`` and each metric's value;
-- a line of an earlier uta run: its ``filtered_resps`` hold the probe record, whose
+- a line of an earlier uta run: it holds the probe record (:func:`uta_tasks.runs.samples.logged_records`), whose
   ``pass1_prompt`` and ``a`` (the whole turn) are pass 1.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from uta_tasks.schema import output
+from uta_tasks.runs.samples import logged_records
 from uta_tasks.schema.probe import ProbeRecord
 
 # lm-eval's sample keys: the request's arguments and the raw responses (before any filter).
@@ -60,7 +60,7 @@ class SavedLine:
 
 def _uta_record(line: Mapping[str, Any]) -> ProbeRecord | None:
     try:
-        item = line[output.SAMPLE_RESPS][0][0]
+        item = logged_records(dict(line))[0]
         data = json.loads(item) if isinstance(item, str) else item
     except (KeyError, IndexError, TypeError, ValueError):
         return None

@@ -138,6 +138,6 @@ def write_run_folders(tasks: list[ScoredTask], output_path: Path, judge_metadata
         results = _results(group, results_src if results_src.is_file() else None, judge, judge_metadata, date)
         for task in group:
             write_text(folder / f"{output.SAMPLES_PREFIX}{task.task}_{date_id}.jsonl",
-                       "".join(dumps_strict(d.line, indent=None) + "\n" for d in task.docs))
+                       (dumps_strict(d.line, indent=None) + "\n" for d in task.docs))  # a line at a time
         written.append(write_text(folder / f"{output.RESULTS_PREFIX}{date_id}.json", dumps_strict(results) + "\n"))
     return written

@@ -102,7 +102,8 @@ TASK_PREFIX = "uta_"
 
 # ---- a logged sample and its probe records (uta_tasks.probe.hook) -------------------------
 SAMPLE_DOC_ID = "doc_id"
-SAMPLE_RESPS = "filtered_resps"
+SAMPLE_RESPS = "filtered_resps"  # record version 3: the probe records; since 4: where they are in SAMPLE_RAW_RESPS
+SAMPLE_RAW_RESPS = "resps"  # lm-eval's raw responses: the probe records, one per repeat
 GEN_ASSISTANT = "assistant"  # the pass-1 half of a record's ``generation`` ({"assistant": ..., "user": ...})
 GEN_TEMPERATURE = "temperature"  # lm-eval generation kwarg (the task config's generation_kwargs too)
 

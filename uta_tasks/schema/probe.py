@@ -12,7 +12,10 @@ read from the environment when the judge's client is built, never stored), and t
 rebuilds them with the decoder it passes to :meth:`ProbeSpec.from_dict`.
 
 The hook answers each request with a :class:`ProbeRecord` as a JSON string; decode a
-logged sample with ``ProbeRecord.from_json(sample["filtered_resps"][0][0])``. The field
+logged sample with ``ProbeRecord.from_json(sample["resps"][0][0])`` (lm-eval's raw response;
+``filtered_resps`` holds the record for lm-eval's metrics in memory and logs only where it is,
+:data:`FILTERED_RECORD`). Since version 4 each text is written once
+(:mod:`uta_tasks.schema.record_texts`); ``from_json`` reads every version. The field
 list of both classes is the schema; ``RECORD_VERSION`` changes with it (see the manual's
 "Logged fields"). The verdict slots hold :class:`~uta_tasks.schema.verdict.Verdict`
 objects; ``to_json`` writes them as ``Verdict.to_dict`` does, so the logged JSON is the
@@ -24,10 +27,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any, Literal, Protocol
 
 from uta_tasks.schema.field_types import check_field_types
+from uta_tasks.schema.record_texts import compact, expand
+from uta_tasks.schema.record_texts import question_text as question_text
 from uta_tasks.schema.verdict import Verdict
 
 REQUEST_TYPE = "generate_user_turn"
@@ -37,7 +42,10 @@ VERDICT = "verdict"
 VERDICT_REF = "verdict_ref"
 VERDICT_REFERENCE = "verdict_reference"
 VERDICT_SLOTS: tuple[str, ...] = (VERDICT, VERDICT_REF, VERDICT_REFERENCE)
-RECORD_VERSION = 3
+RECORD_VERSION = 4
+# What a logged line's ``filtered_resps`` holds for each repeat since version 4: where its record
+# is (lm-eval's raw response), not a second copy of it.
+FILTERED_RECORD = "resps[0][{repeat}]"
 # What records written before version 3 did (they carry no pass2_context or truncate_scope).
 LEGACY_DEFAULTS = {"pass2_context": "template", "truncate_scope": "final_answer"}
 
@@ -64,18 +72,6 @@ ANSWERS_FROM_SETTINGS_KEYS = ("temperature", "max_gen_toks", "until", "model")
 DEFAULT_USER_MAX_GEN_TOKS = 512
 
 
-def question_text(messages: list[dict]) -> str:
-    """The last user turn: q.
-
-    Args:
-        messages: chat messages.
-    """
-    for message in reversed(messages):
-        if message.get("role") == "user":
-            return str(message.get("content", ""))
-    return ""
-
-
 class JudgeConfig(Protocol):
     """The judge settings a :class:`ProbeSpec` carries, parsed once per task (the judge
     layer's :class:`uta_tasks.judge.JudgeSettings` is one)."""
@@ -90,11 +86,31 @@ JudgeDecoder = Callable[[Mapping[str, Any]], JudgeConfig]
 
 
 _DECODED = VERDICT_SLOTS  # decoded by Verdict.decode, which checks its own fields
+# Written even when they hold their default: their absence means an older record (LEGACY_DEFAULTS).
+_ALWAYS_WRITTEN = frozenset({*LEGACY_DEFAULTS, "record_version"})
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in data.items() if k in names}
+
+
+@dataclass(frozen=True)
+class FilteredRecord:
+    """One repeat's response as the uta tasks' lm-eval filter passes it to ``process_results``:
+    the record's JSON in memory; lm-eval logs ``str()`` of it, which says where that JSON is
+    (:data:`FILTERED_RECORD`), so a samples line holds the record once, in ``resps``.
+
+    Attributes:
+        text: the record's JSON (the hook's response).
+        repeat: the repeat's index.
+    """
+
+    text: str
+    repeat: int
+
+    def __str__(self) -> str:
+        return FILTERED_RECORD.format(repeat=self.repeat)
 
 
 @dataclass(frozen=True)
@@ -193,8 +209,12 @@ class ProbeSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (the Instance argument lm-eval logs; the judge settings
-        as their ``to_dict``, which holds no secret)."""
+        as their ``to_dict``, which holds no secret); a setting at its default is left out
+        (:meth:`from_dict` restores it), the judge settings never."""
         data = asdict(replace(self, judge=None))
+        for spec in fields(self):
+            if spec.name != "judge" and spec.default is not MISSING and data.get(spec.name) == spec.default:
+                del data[spec.name]
         data["judge"] = None if self.judge is None else self.judge.to_dict()
         return data
 
@@ -330,20 +350,34 @@ class ProbeRecord:
         return data
 
     def to_json(self) -> str:
-        """The JSON string lm-eval logs as the response."""
-        return json.dumps(self.to_dict(), ensure_ascii=False)
+        """The JSON string lm-eval logs as the response: each text once
+        (:func:`uta_tasks.schema.record_texts.compact`), each verdict without what
+        :meth:`Verdict.from_dict` restores (:meth:`Verdict.to_stored_dict`), and no field that
+        holds its default; :meth:`from_json` reads it back whole."""
+        data = {spec.name: getattr(self, spec.name) for spec in fields(self)}  # read, never changed, by compact
+        for name, verdict in self.verdicts().items():
+            data[name] = None if verdict is None else verdict.to_stored_dict()
+        data["verdict_samples"] = [None if v is None else v.to_stored_dict() for v in self.verdict_samples]
+        data = compact(data)
+        for spec in fields(self):
+            if spec.name not in _ALWAYS_WRITTEN and spec.default is not MISSING and data.get(spec.name) == spec.default:
+                del data[spec.name]
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str | dict[str, Any]) -> ProbeRecord:
+    def from_json(cls, text: str | dict[str, Any] | FilteredRecord) -> ProbeRecord:
         """Decode a logged response (records of version 1 lack ``history``; it is
         rebuilt from the role switch as the hook built it; records before version 3 lack
         ``pass2_context`` and ``truncate_scope`` and get what the probe did then:
-        :data:`LEGACY_DEFAULTS`).
+        :data:`LEGACY_DEFAULTS`; texts written by reference, version 4, are rebuilt by
+        :func:`uta_tasks.schema.record_texts.expand`).
 
         Args:
-            text: the JSON string (or its decoded dict).
+            text: the JSON string (or its decoded dict, or the filter's :class:`FilteredRecord`).
         """
-        data = json.loads(text) if isinstance(text, str) else dict(text)
+        if isinstance(text, FilteredRecord):
+            text = text.text
+        data = expand(json.loads(text) if isinstance(text, str) else dict(text))
         check_field_types(cls, {k: v for k, v in data.items() if k not in _DECODED}, "a probe record")
         if "history" not in data:
             raw = (data.get("role_switch") or {}).get("history") == "raw"

@@ -52,6 +52,10 @@ class Verdict:
         system_fingerprint: The reply's ``system_fingerprint`` (None when absent or no reply).
         prelabel_rule: The deterministic rule that set this verdict instead of the judge
             (``judge_model`` is then ``prelabel``, see :mod:`uta_tasks.judge.prelabel`), None for the judge's.
+        prompt_by_ref: True when ``prompt`` is not stored (it is then empty): the messages sent are
+            the template ``prompt_version`` (digest ``prompt_sha``) applied to the record's texts,
+            and :func:`uta_tasks.probe.verdict_prompts.verdict_prompt` rebuilds them (record
+            version 4).
     """
 
     status: VerdictStatus
@@ -70,6 +74,7 @@ class Verdict:
     reply_model: str | None = None
     system_fingerprint: str | None = None
     prelabel_rule: str | None = None
+    prompt_by_ref: bool = False
 
     @property
     def judged(self) -> bool:
@@ -77,9 +82,29 @@ class Verdict:
         return self.status == JUDGED
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable copy, for logged samples and the cache."""
+        """A JSON-serialisable copy, for logged samples and the cache (``prompt_by_ref`` only when
+        True: a verdict with its prompt is written as before version 4)."""
         data = asdict(self)
         data["prompt"] = [dict(message) for message in self.prompt]
+        if not self.prompt_by_ref:
+            del data["prompt_by_ref"]
+        return data
+
+    def to_stored_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the keys :meth:`from_dict` restores as they are (those holding
+        their default), as a record of version 4 stores a verdict."""
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "prompt_by_ref"}
+        data["prompt"] = [dict(message) for message in self.prompt]
+        if self.prompt_by_ref:
+            data["prompt_by_ref"] = True
+        for name, spec in self.__dataclass_fields__.items():
+            if name in ("status", "reason_code") or name not in data:  # from_dict derives a missing code of an unjudged verdict
+                continue
+            empty = _EMPTY.get(name, spec.default)
+            if data[name] == (empty() if callable(empty) else empty):
+                del data[name]
+        if self.judged and self.reason_code is None:
+            del data["reason_code"]
         return data
 
     def __post_init__(self) -> None:

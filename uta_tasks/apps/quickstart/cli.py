@@ -104,8 +104,8 @@ def _run(args: argparse.Namespace) -> int:
         log.info("%s", phases.line())
         return code
     with phases.phase("summary"):
-        run = load_run(run_files)
-        checks = check_run(run_files)
+        run = load_run(run_files, all_docs=True)  # read once: the table and the verdict checks
+        checks = check_run(run)
         print()
         print(summary_table(run, checks))
         note = contradiction_note(checks)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from uta_tasks.runs import RunFiles
+from uta_tasks.runs import Run, RunFiles
 from uta_tasks.schema import output
 from uta_tasks.schema.labels import FREE_LABELS, GENUINE_LABELS
 from uta_tasks.schema.probe import VERDICT, VERDICT_REF
@@ -42,21 +42,23 @@ def contradicts(verdict: Verdict | None) -> bool:
     return (verdict.label in GENUINE_LABELS) != bool(verdict.genuine)
 
 
-def check_run(run: Path | RunFiles) -> dict[str, dict[str, SlotCheck]]:
+def check_run(run: Path | RunFiles | Run) -> dict[str, dict[str, SlotCheck]]:
     """Count judged and self-contradictory verdicts in the samples lm-eval logged beside
     a results file (same run date).
 
     Args:
-        run: lm-eval's ``results_<date>.json``, or the run's files.
+        run: lm-eval's ``results_<date>.json``, the run's files, or the run read with every doc
+            (``load_run(..., all_docs=True)``: the quickstart reads its run once).
 
     Returns:
         task -> slot (``verdict``, ``verdict_ref``) -> counts.
     """
     from uta_tasks.runs import find_runs, load_run
 
-    files = run if isinstance(run, RunFiles) else find_runs(run)[0]
+    if not isinstance(run, Run):
+        run = load_run(run if isinstance(run, RunFiles) else find_runs(run)[0], all_docs=True)
     checks: dict[str, dict[str, SlotCheck]] = {}
-    for name, task in load_run(files, all_docs=True).tasks.items():
+    for name, task in run.tasks.items():
         if not task.is_uta or task.docs is None:
             continue
         slots = checks.setdefault(name, {slot: SlotCheck() for slot in SLOTS})

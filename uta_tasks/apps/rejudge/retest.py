@@ -19,7 +19,7 @@ smaller than the spread.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -66,11 +66,11 @@ class TaskRetest:
         return data
 
 
-def judged_units(records: Sequence[Sequence[ProbeRecord]]) -> dict[Unit, bool | None]:
+def judged_units(records: Iterable[Sequence[ProbeRecord]]) -> dict[Unit, bool | None]:
     """Every judged field of a task's probe records: its genuine decision, None when unjudged.
 
     Args:
-        records: per sample, its :class:`~uta_tasks.schema.probe.ProbeRecord` objects.
+        records: per sample, its :class:`~uta_tasks.schema.probe.ProbeRecord` objects (read one at a time).
     """
     out: dict[Unit, bool | None] = {}
     for i, per_doc in enumerate(records):

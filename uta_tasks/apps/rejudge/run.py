@@ -2,7 +2,8 @@
 
 Every judged turn of the saved probe records (``u``, ``u_ref``, the held-out reference
 turn) goes through the judge again with the given settings (one concurrent run per
-folder set, the verdict cache in front of it), and each task's metrics are recomputed
+:data:`~uta_tasks.runs.rescore.JUDGE_CHUNK` records of the folder set, the verdict cache in
+front of it; the docs are read a doc at a time and kept on disk), and each task's metrics are recomputed
 with the task's own metric table and aggregations: the metric names, values and
 aggregation equal those of a live run with the same judge. The model under test is never
 loaded. A live run's folder re-judged with the same judge and a warm cache reproduces its
@@ -13,14 +14,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from uta_tasks.judge.settings import JudgeSettings
 from uta_tasks.probe import judging
-from uta_tasks.runs.rescore import ScoredTask, load_scored, rescore
-from uta_tasks.schema.probe import ProbeSpec
+from uta_tasks.runs.rescore import ScoredTask, judge_docs, load_scored, rescore
+from uta_tasks.schema.probe import ProbeRecord, ProbeSpec
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +39,18 @@ def judge_saved(paths: Sequence[str | Path], settings: JudgeSettings) -> list[Re
 
 
 def judge_tasks(tasks: list[RejudgedTask], settings: JudgeSettings) -> list[RejudgedTask]:
-    """Judge every user turn of the loaded tasks again (no metrics), in place.
+    """Judge every user turn of the loaded tasks again (no metrics), in place, a chunk of docs at a
+    time (:func:`uta_tasks.runs.rescore.judge_docs`).
 
     Args:
         tasks: from :func:`uta_tasks.runs.rescore.load_scored`.
         settings: the judge settings.
     """
-    flat = [r for t in tasks for records in t.records for r in records]
-    specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=settings) for r in flat]
-    judged = iter(judging.judge_records(flat, list(specs)))  # every verdict slot filled anew
-    for task in tasks:
-        task.docs = [replace(doc, records=[next(judged) for _ in doc.records]) for doc in task.docs]
+    def judge(flat: list[ProbeRecord]) -> list[ProbeRecord]:
+        specs = [ProbeSpec(r.task, r.benchmark, r.perturbation, r.messages, judge=settings) for r in flat]
+        return judging.judge_records(flat, list(specs))  # every verdict slot filled anew
+
+    judge_docs(tasks, judge)
     return tasks
 
 

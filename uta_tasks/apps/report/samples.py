@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from uta_tasks.apps.report.tables import temp_text
+from uta_tasks.probe.verdict_prompts import slot_prompt
 from uta_tasks.runs import dumps_strict
 from uta_tasks.runs.collect import ReportData
 from uta_tasks.schema import output
+from uta_tasks.schema.probe import VERDICT, ProbeRecord
 from uta_tasks.schema.verdict import UNJUDGED, Verdict
 from uta_tasks.templates.escape import bounded_text
 
@@ -17,6 +19,14 @@ def _prompt_text(messages: list[dict[str, str]] | None) -> str:
     if not isinstance(messages, list):
         return ""
     return "\n\n".join(f"[{m.get('role', '?')}]\n{m.get('content', '')}" for m in messages if isinstance(m, dict))
+
+
+def _judge_prompt(record: ProbeRecord) -> list[dict[str, str]] | None:
+    """The judge messages of the record's verdict: stored, or rebuilt (record version 4)."""
+    try:
+        return slot_prompt(record, VERDICT)
+    except ValueError:  # a prompt by reference whose template is not installed here
+        return None
 
 
 def _verdict_fields(verdict: Verdict | None, suffix: str = "") -> dict[str, Any]:
@@ -59,7 +69,7 @@ def sample_rows(data: ReportData, max_per_task: int) -> tuple[list[dict[str, Any
                     "u": bounded_text(record.u or ""),
                     **_verdict_fields(verdict),
                     "rationale": bounded_text((verdict.rationale or verdict.reason or "") if verdict else ""),
-                    "prompt": bounded_text(_prompt_text(verdict.prompt if verdict else None)),
+                    "prompt": bounded_text(_prompt_text(_judge_prompt(record))),
                 }
                 if row.perturbation != output.PERTURBATION_NONE:
                     item["u_ref"] = bounded_text(record.u_ref or "")
