@@ -282,6 +282,9 @@ def main() -> None:
     if args.child:
         child(args.child, args.folder)
         return
+    # Ctrl-C stops the bench (and the benchmark running) even where it was started with SIGINT
+    # ignored, as a shell without job control starts background commands
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     limits = {}
     for entry in args.limit:
         name, _, seconds = entry.partition("=")

@@ -17,6 +17,7 @@ import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
 from saved_lm_eval_runs import ASSISTANT, END, GSM8K, USER, GreedyLM, ModelCreated, uta_eval_until_the_model
 
+from uta_tasks.lm_eval_compat.version import IS_05
 from uta_tasks.lm_eval_task import UTATaskError
 from uta_tasks.probe.hook import ProbeError
 from uta_tasks.wrap.check import plan
@@ -50,6 +51,14 @@ def ended(tokenizer):
 def wrap(tmp_path):
     write(tmp_path / "wrap", plan(["gsm8k"]), {})
     return tmp_path / "wrap"
+
+
+# lm-eval 0.5.0.dev1 numbers a --samples run's requests by the documents' own numbers, then looks
+# each up again as a position in the --samples list when it logs them (evaluator_utils
+# build_samples: indices[doc_id]): a run of documents 1 and 2 fails there with IndexError, for
+# any task. The tests below log such runs; on 0.4.13 they run.
+LOGS_A_SAMPLES_RUN = pytest.mark.skipif(IS_05, reason="lm-eval 0.5.0.dev1 cannot log a --samples run of documents "
+                                        "other than 0..k-1 (evaluator_utils: indices[doc_id])")
 
 
 def _probe(lm, wrap, answers_from, limit=3, samples=None, **meta) -> dict:
@@ -153,6 +162,7 @@ def test_an_inspect_log_without_the_inspect_extra_names_its_install(ended, wrap,
         _probe(ended, wrap, INSPECT)
 
 
+@LOGS_A_SAMPLES_RUN
 def test_a_lighteval_details_file_is_pass_1_with_the_prompt_as_sent(ended, tokenizer, wrap):
     rows = _lighteval_rows(LIGHTEVAL)  # lighteval drew 3 documents at random (seed 42): 1, 2 and 3
     assert sorted(rows) == [1, 2, 3]
@@ -180,6 +190,7 @@ def test_a_lighteval_answer_cut_by_its_recorded_budget_is_refused(ended, wrap):
         _probe(ended, wrap, LIGHTEVAL, samples={TASK: [3]})
 
 
+@LOGS_A_SAMPLES_RUN
 def test_a_lighteval_details_file_without_its_results_is_refused_naming_the_setting(ended, wrap, tmp_path):
     alone = tmp_path / LIGHTEVAL.name
     shutil.copyfile(LIGHTEVAL, alone)
@@ -192,6 +203,7 @@ def test_a_lighteval_details_file_without_its_results_is_refused_naming_the_sett
     assert records(probed, TASK)[0].a == _lighteval_rows(LIGHTEVAL)[1]["model_response"]["text"][0]
 
 
+@LOGS_A_SAMPLES_RUN
 def test_a_lighteval_run_folder_is_read_through_its_details(ended, wrap):
     probed = _probe(ended, wrap, LOGS / "lighteval", samples={TASK: [2]})
     assert records(probed, TASK)[0].answer_source["samples"] == LIGHTEVAL.name
