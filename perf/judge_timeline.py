@@ -17,15 +17,11 @@ product code carries no instrumentation. Printed:
 - a timeline, one line per bucket: the window, successful requests in flight (mean),
   429s, answers, requests waiting for a slot, items sleeping before a retry.
 
-With ``--compare-httpx N`` it instead runs N rounds of two runs each, the client on
-httpx's default transport (the baseline: the judge before it used aiohttp) and as it
-is, in alternation against one double, and prints the capacity split of every run side
-by side with the client's CPU per request (the process's CPU time / requests).
+The client's CPU per request against a bare aiohttp client's is ``perf/judge_client_cpu.py``.
 
 Run from the repository root::
 
     PYTHONPATH=$PWD python perf/judge_timeline.py [--items 600] [--retry-after 1|none] [--bucket 0.25]
-    PYTHONPATH=$PWD python perf/judge_timeline.py --compare-httpx 3 [--items 600]
 """
 
 from __future__ import annotations
@@ -39,10 +35,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import openai
 from judge_throughput import BASE_SETTINGS, FaultConfig, make_items, retry_after_arg, simulated_api
 
-from uta_tasks.judge import JudgeSettings, judge_all, transport
+from uta_tasks.judge import JudgeSettings, judge_all
 from uta_tasks.judge.concurrency import OK, OVERLOAD, AdaptiveLimit, Slot
 
 STEP = 0.002  # seconds per sample of the capacity split
@@ -185,20 +180,6 @@ def timeline(trace: Trace, start: float, end: float, bucket: float, items: int) 
     return rows
 
 
-@contextmanager
-def httpx_transport() -> Iterator[None]:
-    """The judge's client on httpx's default transport for the duration (the baseline of ``--compare-httpx``).
-    The process's judge clients are closed on the way in and out, so that each side makes its own."""
-    aiohttp_client = openai.DefaultAioHttpClient
-    transport.shutdown()
-    openai.DefaultAioHttpClient = openai.DefaultAsyncHttpxClient  # type: ignore[misc]
-    try:
-        yield
-    finally:
-        transport.shutdown()
-        openai.DefaultAioHttpClient = aiohttp_client  # type: ignore[misc]
-
-
 def traced_run(api: Any, settings: JudgeSettings, items: int, offset: int) -> dict[str, Any]:
     """Judge ``items`` distinct items once against the running double, traced."""
     with traced() as trace:
@@ -227,42 +208,6 @@ def run(items: int, capacity: int, latency: float, retry_after: str | None, over
     return out
 
 
-def compare_httpx(items: int, capacity: int, latency: float, retry_after: str | None, rounds: int) -> None:
-    """``--compare-httpx``: the capacity split of httpx-transport and as-is runs, alternating."""
-    config = FaultConfig(delay=latency, capacity=capacity, retry_after=retry_after)
-    load = [os.getloadavg()[0]]
-    columns: list[tuple[str, dict[str, Any], Split]] = []
-    with simulated_api(config) as (url, api):
-        settings = JudgeSettings.from_metadata({**BASE_SETTINGS, "judge_base_url": url})
-        with httpx_transport():
-            judge_all(make_items(capacity, offset=10_000_000), settings)  # warm-up of both transports
-        judge_all(make_items(capacity, offset=10_100_000), settings)
-        for round_ in range(rounds):
-            for name in ("httpx", "as is"):
-                offset = (2 * round_ + (name == "as is")) * 100_000
-                if name == "httpx":
-                    with httpx_transport():
-                        out = traced_run(api, settings, items, offset)
-                else:
-                    out = traced_run(api, settings, items, offset)
-                split = split_capacity(out["trace"], items, capacity, latency, out["start"], out["end"])
-                columns.append((f"{name} {round_ + 1}", out, split))
-                load.append(os.getloadavg()[0])
-    ceiling = capacity / latency
-    print(f"{items} items, K={capacity}, {latency * 1000:.0f} ms, Retry-After "
-          f"{retry_after if retry_after is not None else 'none'}; {rounds} round(s) of httpx transport / as is; "
-          f"load average {' -> '.join(f'{value:.2f}' for value in load)} on {os.cpu_count()} cores")
-    print("| share of capacity | " + " | ".join(name for name, _, _ in columns) + " |")
-    print("|---" * (len(columns) + 1) + "|")
-    print("| verdicts/s / (K/latency) | " + " | ".join(
-        f"{(items - out['lost']) / (out['end'] - out['start']) / ceiling:.3f}" for _, out, _ in columns) + " |")
-    for part in columns[0][2].parts:
-        print(f"| {part} | " + " | ".join(f"{split.parts[part] / split.total:.3f}" for _, _, split in columns) + " |")
-    print("| client CPU per request (ms) | " + " | ".join(
-        f"{out['cpu_per_call'] * 1000:.2f}" for _, out, _ in columns) + " |")
-    print("| 429s / lost | " + " | ".join(f"{out['rate_limited']} / {out['lost']}" for _, out, _ in columns) + " |")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=600)
@@ -271,13 +216,8 @@ def main() -> None:
     parser.add_argument("--retry-after", type=retry_after_arg, default="1",
                         help="Retry-After of a 429 in seconds, or 'none' for no header")
     parser.add_argument("--bucket", type=float, default=0.25, help="seconds per timeline line")
-    parser.add_argument("--compare-httpx", type=int, default=0, metavar="ROUNDS",
-                        help="alternate runs on httpx's transport (baseline) and as is; print the splits")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    if args.compare_httpx:
-        compare_httpx(args.items, args.capacity, args.latency, args.retry_after, args.compare_httpx)
-        return
     load = os.getloadavg()
     out = run(args.items, args.capacity, args.latency, args.retry_after, {})
     trace, start, end = out["trace"], out["start"], out["end"]

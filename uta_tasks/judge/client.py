@@ -1,6 +1,6 @@
-"""One item, one verdict: requests with bounded retries through ``openai.AsyncOpenAI``.
+"""One item, one verdict: requests with bounded retries to an OpenAI-compatible endpoint.
 
-The SDK's own retries are off (``max_retries=0``); this module retries instead:
+This module decides what is retried:
 
 - retried: HTTP 408, 409, 429 and 5xx, timeouts, connection errors, an HTTP-200 body
   that is not a chat completion (see :mod:`.reply`), and any reply that fails
@@ -29,15 +29,10 @@ seconds per answer, so an item makes at most ``judge_rate_limit_wait`` such free
 retries. Once the budget is spent, rate-limited answers count as ordinary retryable
 failures. ``judge_rate_limit_wait=0`` restores the old behaviour.
 
-The HTTP transport is aiohttp, through the SDK's own ``DefaultAioHttpClient`` (the
-``openai[aiohttp]`` extra; one client per endpoint for the whole process, and no TLS
-context for an ``http://`` URL: :mod:`.transport`): the same requests, but about 1.0 ms
-of client CPU per request instead of 1.7-1.9 ms through httpx's default pool
-(``perf/judge_timeline.py``).
-That CPU decides how long a slot the endpoint has freed stays empty when a window of
-answers comes back together. The SDK maps a connection the server dropped under that
-transport to a timeout; a "timeout" raised before ``judge_timeout`` has passed is
-therefore reported as the connection error it is (:func:`_timed_out`).
+The HTTP transport is an aiohttp session per endpoint for the whole process
+(:class:`~.transport.Endpoint`; why not the SDK: :mod:`.transport`). A "timeout" raised
+before ``judge_timeout`` has passed is reported as the connection error it is
+(:func:`_timed_out`).
 
 Every attempt starts afresh: the outcome's reply text, ``model`` and
 ``system_fingerprint`` are those of the last attempt (None when it got no reply), and
@@ -53,7 +48,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import openai
+import aiohttp
 
 from uta_tasks.schema import reasons
 
@@ -63,9 +58,9 @@ from .errors import ReplyError, TruncatedReply, UnreadableReply
 from .params import RequestParams
 from .parse import ParsedVerdict, parse_reply
 from .redact import install_log_redaction, redact
-from .reply import read_completion
+from .reply import error_field, error_message, error_object, read_completion
 from .settings import JudgeSettings
-from .transport import new_client
+from .transport import Endpoint, Reply
 from .urls import warn_key_transport
 
 log = logging.getLogger(__name__)
@@ -75,6 +70,7 @@ _OVERLOAD_STATUS = {429, 503}
 RATE_LIMIT_MIN_CHARGE = 1.0
 _MAX_ADJUSTMENTS = 4
 _ADJUSTED = "adjusted"
+_ERROR_EXCERPT = 300  # bytes of a non-JSON error body kept in the reason
 
 
 @dataclass
@@ -120,20 +116,20 @@ class JudgeClient:
 
     Args:
         settings: The judge settings.
-        sdk: The SDK client to send through, shared with other runs and closed by its
-            owner (:func:`.transport.shared_client`); None: one of its own, closed by
+        endpoint: The session to send through, shared with other runs and closed by its
+            owner (:func:`.transport.shared_endpoint`); None: one of its own, closed by
             :meth:`close`.
     """
 
-    def __init__(self, settings: JudgeSettings, sdk: openai.AsyncOpenAI | None = None) -> None:
+    def __init__(self, settings: JudgeSettings, endpoint: Endpoint | None = None) -> None:
         self.settings = settings
         self._secret = settings.api_key()
         install_log_redaction(self._secret)
         warn_key_transport(settings.base_url, settings.api_key_env, self._secret)
         self.params = RequestParams(settings)
         self.limit = AdaptiveLimit(settings.concurrency, settings.concurrency_max)
-        self._owned = sdk is None
-        self._client = sdk or new_client(settings.base_url, self._secret, settings.timeout)
+        self._owned = endpoint is None
+        self._client = endpoint or Endpoint(settings.base_url, self._secret, settings.timeout)
 
     async def close(self) -> None:
         """Release the HTTP connections (of its own client; a shared one stays open)."""
@@ -203,38 +199,29 @@ class JudgeClient:
             outcome.calls += 1
             sent = time.monotonic()
             try:
-                # client.post (the SDK's documented way to an endpoint as-is) sends the same JSON
-                # as chat.completions.create, without walking the parameters through its
-                # TypedDict transform on every request (about 0.7 ms of event-loop time each,
-                # a few points of throughput at a hundred requests a second).
-                body = await asyncio.wait_for(
-                    self._client.post("/chat/completions", body=request, cast_to=str),
-                    timeout=self.settings.timeout,
-                )
-                signal = OK
-            except (asyncio.TimeoutError, openai.APITimeoutError) as exc:
+                reply = await self._client.post(request)
+            except asyncio.TimeoutError as exc:  # aiohttp's ServerTimeoutError too
                 if not _timed_out(sent, self.settings.timeout):
-                    return _Failure(self._clean(f"connection error: {exc.__cause__ or exc}"), reasons.CONNECTION,
+                    return _Failure(self._clean(f"connection error: {_say(exc.__cause__ or exc)}"), reasons.CONNECTION,
                                     retryable=True)
                 signal = OVERLOAD
                 return _Failure(f"timeout after {self.settings.timeout:g}s", reasons.TIMEOUT, retryable=True)
-            except openai.APIStatusError as exc:
-                failure = self._status_failure(exc, request)
-                if exc.status_code in _OVERLOAD_STATUS and failure.code != reasons.QUOTA:
+            except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+                return _Failure(self._clean(f"connection error: {_say(exc)}"), reasons.CONNECTION, retryable=True)
+            except aiohttp.ClientError as exc:
+                return _Failure(self._clean(f"{type(exc).__name__}: {exc}"), reasons.CLIENT_ERROR, retryable=False)
+            if reply.status >= 400:
+                failure = self._status_failure(reply, request)
+                if reply.status in _OVERLOAD_STATUS and failure.code != reasons.QUOTA:
                     signal = OVERLOAD
                     pause = failure.retry_after if failure.retry_after is not None else self.settings.backoff_base
                 return failure
-            except openai.APIConnectionError as exc:
-                return _Failure(self._clean(f"connection error: {exc}"), reasons.CONNECTION, retryable=True)
-            except openai.OpenAIError as exc:
-                return _Failure(self._clean(f"{type(exc).__name__}: {exc}"), reasons.CLIENT_ERROR, retryable=False)
-            except (ValueError, UnicodeError) as exc:
-                return _Failure(self._clean(f"unreadable response body: {exc}"), reasons.UNREADABLE, retryable=True)
+            signal = OK
         finally:
             self.limit.release(slot, signal, pause)
-        return self._read(body, outcome)
+        return self._read(reply.body, outcome)
 
-    def _read(self, body: str, outcome: CallOutcome) -> _Failure | None:
+    def _read(self, body: bytes, outcome: CallOutcome) -> _Failure | None:
         try:
             completion = read_completion(body)
         except UnreadableReply as exc:
@@ -262,15 +249,16 @@ class JudgeClient:
             )
         return _Failure(f"{cut}; raise judge_max_tokens if this persists", reasons.LENGTH, retryable=True)
 
-    def _status_failure(self, exc: openai.APIStatusError, request: dict[str, Any]) -> _Failure:
-        status = exc.status_code
-        message = self._clean(error_message(exc))
-        if status == 400 and self.params.adjust(error_field(exc, "param"), message, request):
+    def _status_failure(self, reply: Reply, request: dict[str, Any]) -> _Failure:
+        status = reply.status
+        error = error_object(reply.body)
+        message = self._clean(error_message(error, reply.body[:_ERROR_EXCERPT].decode("utf-8", "replace")))
+        if status == 400 and self.params.adjust(error_field(error, "param"), message, request):
             return _Failure(f"adjusted: {self.params.adjustments}", _ADJUSTED, retryable=True)
-        if status == 429 and (error_field(exc, "code") or error_field(exc, "type")) == "insufficient_quota":
+        if status == 429 and (error_field(error, "code") or error_field(error, "type")) == "insufficient_quota":
             return _Failure(f"HTTP 429 insufficient_quota: {message}", reasons.QUOTA, retryable=False)
         retryable = status in _RETRYABLE_STATUS or status >= 500
-        retry_after = retry_after_seconds(exc.response.headers) if retryable else None
+        retry_after = retry_after_seconds(reply.headers) if retryable else None
         code = reasons.RATE_LIMITED if status == 429 else reasons.HTTP_5XX if status >= 500 else reasons.HTTP_4XX
         come_back_later = status == 429 or (status == 503 and retry_after is not None)
         return _Failure(f"HTTP {status}: {message}", code, retryable=retryable, retry_after=retry_after,
@@ -280,40 +268,16 @@ class JudgeClient:
         return redact(text, self._secret)
 
 
+def _say(exc: BaseException) -> str:
+    """An exception's message, else its class name (aiohttp's timeouts have no message)."""
+    return str(exc) or type(exc).__name__
+
+
 def _timed_out(sent: float, timeout: float) -> bool:
     """Whether a request sent at ``sent`` (monotonic seconds) has used up its ``timeout``.
 
-    The SDK raises its timeout error for a connection that the server dropped under the
-    aiohttp transport, at once; a real timeout comes after ``timeout`` seconds (a small
-    margin allows for the clock's and the event loop's granularity).
+    A timeout error raised sooner (a connection attempt the network stack gave up on) is a
+    connection error; a real timeout comes after ``timeout`` seconds (a small margin allows
+    for the clock's and the event loop's granularity).
     """
     return time.monotonic() - sent >= timeout * 0.99
-
-
-def error_message(exc: openai.APIStatusError) -> str:
-    """The ``error.message`` of an HTTP error answer (else the SDK's message).
-
-    Args:
-        exc: The SDK's status error.
-    """
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    return exc.message or str(exc)
-
-
-def error_field(exc: openai.APIStatusError, name: str) -> str | None:
-    """A string field (``param``, ``code``, ``type``) of an HTTP error answer, or None.
-
-    Args:
-        exc: The SDK's status error.
-        name: The field.
-    """
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get(name), str):
-            return inner[name]
-    return None

@@ -38,12 +38,11 @@ from typing import Any
 import openai
 
 from .cache import NETWORK_FILESYSTEMS, VerdictCache, filesystem_type
-from .client import error_field, error_message
 from .errors import JudgeConfigError, UnreadableReply
 from .params import RequestParams
 from .prompt import load_template
 from .redact import install_log_redaction, redact
-from .reply import read_completion
+from .reply import error_field, error_message, error_object, read_completion
 from .settings import JudgeSettings
 from .urls import warn_key_transport
 
@@ -229,7 +228,9 @@ def _probe_completion(client: openai.OpenAI, settings: JudgeSettings, key: str |
         try:
             text = client.with_options(timeout=timeout).chat.completions.with_raw_response.create(**request).text
         except openai.APIStatusError as exc:
-            if exc.status_code == 400 and params.adjust(error_field(exc, "param"), error_message(exc), request):
+            error = error_object(exc.body)
+            if exc.status_code == 400 and params.adjust(error_field(error, "param"), error_message(error, exc.message),
+                                                        request):
                 adjustments += 1
                 continue
             if exc.status_code == 503 and wait.again("is still loading (HTTP 503)", settings.base_url):
@@ -260,8 +261,9 @@ def _probe_completion(client: openai.OpenAI, settings: JudgeSettings, key: str |
 
 def _raise_for_status(settings: JudgeSettings, exc: openai.APIStatusError, key: str | None) -> None:
     """Turn a failed test completion into a clear error (a plain rate limit only warns)."""
-    status, message = exc.status_code, redact(error_message(exc), key)
-    code = error_field(exc, "code") or error_field(exc, "type")
+    error = error_object(exc.body)
+    status, message = exc.status_code, redact(error_message(error, exc.message), key)
+    code = error_field(error, "code") or error_field(error, "type")
     where = f"judge: {settings.base_url} answered a test completion for judge_model={settings.model!r} with"
     if status == 401:
         raise _key_error(settings, exc, key) from None
@@ -314,7 +316,7 @@ def _key_error(settings: JudgeSettings, exc: openai.APIStatusError, key: str | N
     note = settings.withheld_key_note()
     return JudgeConfigError(
         f"judge: {settings.base_url} refused {source} (HTTP {exc.status_code}: "
-        f"{redact(error_message(exc), key)}). "
+        f"{redact(error_message(error_object(exc.body), exc.message), key)}). "
         + (f"{note}." if note else
            f"Set a valid key in {settings.api_key_env}, or set judge_api_key_env to the variable that holds it.")
     )

@@ -1,6 +1,7 @@
-"""Read an HTTP-200 chat-completion body tolerantly, from its text.
+"""Read an endpoint's answers tolerantly: an HTTP-200 chat-completion body, and the
+error object of an HTTP error answer (:func:`error_object`).
 
-The body is read as plain JSON, not through the SDK's response models, so odd shapes
+The body is read as plain JSON, not through an SDK's response models, so odd shapes
 cannot raise somewhere unexpected: anything that is not an object with a non-empty
 ``choices`` list whose first entry holds a ``message`` object is an
 :class:`UnreadableReply`. Token counts that are not non-negative integers (``"n/a"``,
@@ -42,15 +43,16 @@ class Completion:
     output_tokens: int
 
 
-def read_completion(text: str) -> Completion:
+def read_completion(body: str | bytes) -> Completion:
     """Parse one chat-completion body.
 
     Args:
-        text: The HTTP body.
+        body: The HTTP body (bytes are read as UTF-8, a bad byte as U+FFFD).
 
     Raises:
         UnreadableReply: The body is not a chat completion; the message says how.
     """
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     try:
         data = json.loads(text)
     except ValueError:
@@ -109,3 +111,45 @@ def _shape(value: Any) -> str:
 def _excerpt(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= _EXCERPT else flat[:_EXCERPT] + "..."
+
+
+def error_object(body: object) -> dict[str, Any] | None:
+    """The ``error`` object of an HTTP error answer (the whole body when it has none), or
+    None when the body is not a JSON object.
+
+    Args:
+        body: The answer's body: its bytes or text, or what the SDK parsed of it.
+    """
+    if isinstance(body, (bytes, str)):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error", body)
+    return inner if isinstance(inner, dict) else None
+
+
+def error_message(error: dict[str, Any] | None, fallback: str) -> str:
+    """The error object's ``message``, else ``fallback`` (the start of the body, the SDK's message).
+
+    Args:
+        error: The error object (:func:`error_object`).
+        fallback: What to say when it has no message.
+    """
+    if error is not None and error.get("message"):
+        return str(error["message"])
+    return fallback.strip() or "(empty body)"
+
+
+def error_field(error: dict[str, Any] | None, name: str) -> str | None:
+    """A string field (``param``, ``code``, ``type``) of an error object, or None.
+
+    Args:
+        error: The error object (:func:`error_object`).
+        name: The field.
+    """
+    if error is not None and isinstance(error.get(name), str):
+        return str(error[name])
+    return None

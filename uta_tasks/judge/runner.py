@@ -149,7 +149,7 @@ async def _judge_pending(
         log.info("judge: %d item(s) are being judged by another run sharing judge_cache=%r: waiting for their "
                  "verdicts (a claim of a stopped run expires after %.0f s)", len(waiting), settings.cache, claims.lease)
     secret = settings.api_key()
-    client = JudgeClient(settings, transport.shared_client(settings.base_url, secret, settings.timeout))
+    client = JudgeClient(settings, transport.shared_endpoint(settings.base_url, secret, settings.timeout))
 
     async def one(key: str) -> None:
         try:

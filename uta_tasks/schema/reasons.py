@@ -17,7 +17,7 @@ HTTP_4XX = "http_4xx"
 HTTP_5XX = "http_5xx"
 TIMEOUT = "timeout"
 CONNECTION = "connection"
-CLIENT_ERROR = "client_error"  # any other openai SDK error
+CLIENT_ERROR = "client_error"  # any other error of the HTTP client (an invalid URL, too many redirects...)
 INTERNAL = "internal_error"  # a bug while judging one item; the others go on
 DISABLED = "disabled"  # judge=none
 
