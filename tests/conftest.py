@@ -18,15 +18,20 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 # that needs none of them is "standalone", and make test runs it in the second pytest
 # process, beside the tests that share them (CONTRIBUTING.md, "How make test keeps within 30 minutes").
 SESSION_MODEL_FIXTURES = frozenset({"hf_lm", "llama_url", "vllm_server", "uta_real_run"})
-# Slow test files that need none of them but run beside them all the same, to even out the
-# two processes: the standalone tests were the longer side (fast + standalone 32 min, the
-# session side 21 min on a 2-core machine), and the quickstart's two runs take about 6 min;
-# the converter's equality test and the dying judge server about 1.5 min more (standalone
-# side 34 min, session side 28.5 min in the rehearsal before they moved).
+# Slow test files (or single tests, by node id) that need none of them but run beside them
+# all the same, to even out the two processes: the standalone tests were the longer side
+# (fast + standalone 32 min, the session side 21 min on a 2-core machine), and the
+# quickstart's two runs take about 6 min; the converter's equality test and the dying judge
+# server about 1.5 min more (standalone side 34 min, session side 28.5 min in the rehearsal
+# before they moved). Round 6's clean-clone rehearsal: fast + standalone 1,655 s, the session
+# side 1,125 s; the port-race servers (about 112 s) and the chat-template refusal run (86 s)
+# moved.
 BESIDE_THE_SESSION = frozenset({
     "tests/install/test_quickstart_run.py",
     "tests/install/test_quickstart_judge_beside.py",
     "tests/embedded/test_smollm2_equals_transformers.py",
+    "tests/judge/test_server_port_race.py",
+    "tests/e2e/test_answers_from_fewshot_hf.py::test_uta_eval_refuses_a_run_saved_without_the_chat_template_and_exits",
 })
 
 
@@ -34,7 +39,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every slow test that needs no session model or server ``standalone``, except
     those of :data:`BESIDE_THE_SESSION`."""
     for item in items:
-        if item.nodeid.split("::")[0] in BESIDE_THE_SESSION:
+        if item.nodeid.split("::")[0] in BESIDE_THE_SESSION or item.nodeid in BESIDE_THE_SESSION:
             continue
         if item.get_closest_marker("slow") and not SESSION_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.standalone)
