@@ -243,7 +243,9 @@ def run_all(selected: list[str], with_bench: list[str], folder: Path = PERF,
                 rows.append(not_measured(source, f"not started: the bench's {total:g} s were used up"))
                 continue
             print(f"[bench] perf/{source}.py (at most {limit:.0f} s) ...", file=sys.stderr, flush=True)
+            began = time.monotonic()
             rows.extend(run_one(source, limit, folder))
+            print(f"[bench] perf/{source}.py: {time.monotonic() - began:.0f} s", file=sys.stderr, flush=True)
         elif (folder / f"{source}.py").exists():
             rows.append(not_measured(source, f"perf/{source}.py has no bench() (perf/README.md)"))
         else:
