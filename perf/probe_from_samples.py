@@ -182,7 +182,7 @@ def checks(docs: int = 10, rounds: int = 3) -> dict[str, float]:
             manager = lm_eval_compat.task_manager_class()(
                 include_path=[uta_tasks.include_path(), str(folder / "wrap")], metadata=metadata)
             return {"model_args": {"pretrained": "scripted", "tokenizer": str(TOKENIZER)}, "tasks": [TASK],
-                    "task_manager": manager, "gen_kwargs": {"max_gen_toks": 200}, "limit": docs}
+                    "task_manager": manager, "metadata": metadata, "gen_kwargs": {"max_gen_toks": 200}, "limit": docs}
 
         seen: dict[str, list[float]] = {"checks": [], "start": []}
         for _ in range(rounds):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import jinja2
@@ -74,11 +74,16 @@ class PromptTemplate:
             {"index": index, "role": role, "content": content}
             for index, (role, content) in enumerate(item.context, start=1)
         ]
-        system = self.system.render()
         user = self.user.render(tag=tag, turns=turns, user_turn=item.user_turn)
         # A lone surrogate (a model's "\\ud800") cannot be sent as UTF-8: the judge reads it as that escape.
         user = user.encode("utf-8", "backslashreplace").decode("utf-8")
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        return [{"role": "system", "content": self.system_text}, {"role": "user", "content": user}]
+
+    @cached_property
+    def system_text(self) -> str:
+        """The system message: the system template takes no variables (the item goes in the
+        user message), so it is rendered once."""
+        return self.system.render()
 
 
 def delimiter_tag(item: JudgeItem) -> str:

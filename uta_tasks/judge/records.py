@@ -59,14 +59,19 @@ class JudgeItem:
         """A stable digest of the context and the user turn (the dedup and cache identity).
 
         Returns:
-            64 hex characters.
+            64 hex characters (computed once per item: the runner, the cache key and the
+            delimiter tag all ask).
         """
-        payload = json.dumps(
-            {"context": [list(turn) for turn in self.context], "user_turn": self.user_turn},
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
-        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()  # any text, same digest for valid text
+        digest = self.__dict__.get("_fingerprint")
+        if digest is None:
+            payload = json.dumps(
+                {"context": [list(turn) for turn in self.context], "user_turn": self.user_turn},
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+            digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()  # any text, same digest for valid text
+            object.__setattr__(self, "_fingerprint", digest)
+        return str(digest)
 
 
 @dataclass
