@@ -160,40 +160,42 @@ def checks(docs: int = 10, rounds: int = 3) -> dict[str, float]:
             loading.append(time.perf_counter() - start)
 
     saved_precheck.tokenizer_of = timed_tokenizer
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        data = _documents(folder, docs)
-        write(folder / "wrap", plan(["gsm8k"]), {})
-        from uta_tasks import lm_eval_compat as compat
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            data = _documents(folder, docs)
+            write(folder / "wrap", plan(["gsm8k"]), {})
+            from uta_tasks import lm_eval_compat as compat
 
-        builtin = compat.builtin_task_dir("gsm8k") / "gsm8k.yaml"
-        (folder / "plain").mkdir()
-        (folder / "plain" / "gsm8k.yaml").write_text(
-            f"include: {builtin}\ntask: gsm8k\ndataset_path: json\ndataset_name: null\n"
-            f"dataset_kwargs:\n  data_files:\n    test: {data}\ntest_split: test\nfewshot_split: test\n"
-            "training_split: null\n")
-        lm = GreedyLM(load_tokenizer("smollm2"), greedy_script)
-        plain = _evaluate(lm, ["gsm8k"], folder / "plain", {}, limit=docs, apply_chat_template=True, num_fewshot=0,
-                          gen_kwargs={"max_gen_toks": 200})
-        saved = save(plain, folder / "saved")
-        meta = {**NO_JUDGE, "gsm8k_data_files": str(data)}
+            builtin = compat.builtin_task_dir("gsm8k") / "gsm8k.yaml"
+            (folder / "plain").mkdir()
+            (folder / "plain" / "gsm8k.yaml").write_text(
+                f"include: {builtin}\ntask: gsm8k\ndataset_path: json\ndataset_name: null\n"
+                f"dataset_kwargs:\n  data_files:\n    test: {data}\ntest_split: test\nfewshot_split: test\n"
+                "training_split: null\n")
+            lm = GreedyLM(load_tokenizer("smollm2"), greedy_script)
+            plain = _evaluate(lm, ["gsm8k"], folder / "plain", {}, limit=docs, apply_chat_template=True, num_fewshot=0,
+                              gen_kwargs={"max_gen_toks": 200})
+            saved = save(plain, folder / "saved")
+            meta = {**NO_JUDGE, "gsm8k_data_files": str(data)}
 
-        def arguments(metadata: dict) -> dict[str, Any]:
-            manager = lm_eval_compat.task_manager_class()(
-                include_path=[uta_tasks.include_path(), str(folder / "wrap")], metadata=metadata)
-            return {"model_args": {"pretrained": "scripted", "tokenizer": str(TOKENIZER)}, "tasks": [TASK],
-                    "task_manager": manager, "metadata": metadata, "gen_kwargs": {"max_gen_toks": 200}, "limit": docs}
+            def arguments(metadata: dict) -> dict[str, Any]:
+                manager = lm_eval_compat.task_manager_class()(
+                    include_path=[uta_tasks.include_path(), str(folder / "wrap")], metadata=metadata)
+                return {"model_args": {"pretrained": "scripted", "tokenizer": str(TOKENIZER)}, "tasks": [TASK],
+                        "task_manager": manager, "metadata": metadata, "gen_kwargs": {"max_gen_toks": 200}, "limit": docs}
 
-        seen: dict[str, list[float]] = {"checks": [], "start": []}
-        for _ in range(rounds):
-            start = time.perf_counter()
-            lm_eval_compat.requests_without_model(arguments(meta), lambda task: True)
-            seen["start"].append(time.perf_counter() - start)
-            loading.clear()
-            start = time.perf_counter()
-            cli.check_saved_requests(arguments({**meta, "answers_from": str(saved)}))
-            seen["checks"].append(time.perf_counter() - start - sum(loading))
-    saved_precheck.tokenizer_of = original
+            seen: dict[str, list[float]] = {"checks": [], "start": []}
+            for _ in range(rounds):
+                start = time.perf_counter()
+                lm_eval_compat.requests_without_model(arguments(meta), lambda task: True)
+                seen["start"].append(time.perf_counter() - start)
+                loading.clear()
+                start = time.perf_counter()
+                cli.check_saved_requests(arguments({**meta, "answers_from": str(saved)}))
+                seen["checks"].append(time.perf_counter() - start - sum(loading))
+    finally:
+        saved_precheck.tokenizer_of = original
     return {name: statistics.median(values) for name, values in seen.items()} | {"tokenizer": loading[-1]}
 
 
