@@ -42,11 +42,11 @@ DIRECTIONS = {"at most": "<=", "at least": ">="}
 # with bench(), each with its GRACE_SECONDS, sum to at most TOTAL_SECONDS.
 TIME_LIMITS: dict[str, int] = {
     "two_pass_overhead": 200,
-    "judge_throughput": 160,
+    "judge_throughput": 170,
     "judge_client_cpu": 80,
-    "judge_schema_speed": 260,
-    "tools_scale": 400,
-    "probe_from_samples": 60,
+    "judge_schema_speed": 330,
+    "tools_scale": 200,
+    "probe_from_samples": 150,
 }
 DEFAULT_LIMIT = 60
 TOTAL_SECONDS = 20 * 60
