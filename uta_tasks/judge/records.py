@@ -71,7 +71,7 @@ class JudgeItem:
             )
             digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()  # any text, same digest for valid text
             object.__setattr__(self, "_fingerprint", digest)
-        return str(digest)
+        return digest
 
 
 @dataclass

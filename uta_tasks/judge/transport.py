@@ -20,9 +20,9 @@ key as ``Authorization: Bearer``, JSON, and to OpenAI's own API the organization
 project the SDK reads from ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID``; it goes through
 the proxy the environment names (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``, less
 ``NO_PROXY``), as httpx does, read once per endpoint (aiohttp's ``trust_env`` reads the
-variables and ``~/.netrc`` again in a worker thread for every request). It builds no TLS context of its own:
-aiohttp's verified default context, made once at its import, serves every https URL,
-and a plain-http connection uses none.
+variables and ``~/.netrc`` again in a worker thread for every request). It builds no TLS
+context of its own: aiohttp's verified default context, made once at its import, serves
+every https URL, and a plain-http connection uses none.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -41,7 +41,6 @@ from urllib.parse import urlsplit, urlunsplit
 import aiohttp
 import yarl
 from aiohttp.helpers import get_env_proxy_for_url
-from multidict import CIMultiDictProxy
 
 from uta_tasks import __version__
 
@@ -139,7 +138,7 @@ class Reply:
     """
 
     status: int
-    headers: CIMultiDictProxy[str]
+    headers: Mapping[str, str]
     body: bytes
 
 
