@@ -272,6 +272,30 @@ def test_waiters_are_served_in_order_and_a_cancelled_waiter_frees_nothing() -> N
     assert run(scenario()) == ([0, 2, 3], 0)
 
 
+def test_a_request_sent_again_takes_the_next_slot_before_the_queue() -> None:
+    async def scenario() -> list[str]:
+        limit = AdaptiveLimit(1, 1)
+        held = await limit.acquire()
+        order: list[str] = []
+
+        async def item(name: str, again: bool) -> None:
+            slot = await limit.acquire(again=again)
+            order.append(name)
+            await asyncio.sleep(0)
+            limit.release(slot, OK)
+
+        tasks = [asyncio.create_task(item(f"new {n}", False)) for n in range(3)]
+        await asyncio.sleep(0)
+        tasks.append(asyncio.create_task(item("retry", True)))  # its Retry-After is over: it asks last
+        await asyncio.sleep(0)
+        limit.release(held, OK)
+        await asyncio.gather(*tasks)
+        return order
+
+    # Near the end of a run, a retry behind the queue would be the last answer by a round trip.
+    assert run(scenario()) == ["retry", "new 0", "new 1", "new 2"]
+
+
 def test_leaving_slow_start_the_window_falls_to_what_succeeded() -> None:
     async def scenario() -> tuple[int, float]:
         clock = FakeClock()

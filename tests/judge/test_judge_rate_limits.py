@@ -68,3 +68,18 @@ def test_429s_without_retry_after_lose_no_verdict_and_use_up_no_retry(
     assert run.unjudged == 0
     assert run.rate_limited == rejected and run.calls == len(batch) + rejected
     assert fault_server.max_in_flight <= 3
+
+
+def test_a_rate_limited_request_is_sent_again_before_items_still_waiting(
+    fault_server: FaultServer, fault_settings: Callable[..., JudgeSettings], items: Callable[..., list[JudgeItem]]
+) -> None:
+    # Near the end of a run, a retry queued behind the last items would be the run's last answer.
+    batch = items(4)
+    config = fault_server.config
+    config.delay, config.retry_after = 0.5, "0.01"
+    config.faults = {batch[0].user_turn: ("429", 1)}
+    run = judge_all(batch, fault_settings(cache="none", concurrency=1, concurrency_max=1))
+    assert run.unjudged == 0 and run.rate_limited == 1
+    sent = [request.user_turn for request in fault_server.chat_requests()]
+    assert sent == [batch[0].user_turn, batch[1].user_turn, batch[0].user_turn, batch[2].user_turn,
+                    batch[3].user_turn]

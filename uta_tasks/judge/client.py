@@ -192,7 +192,7 @@ class JudgeClient:
 
     async def _attempt(self, messages: list[dict[str, str]], outcome: CallOutcome) -> _Failure | None:
         outcome.raw_reply = outcome.reply_model = outcome.system_fingerprint = None
-        slot = await self.limit.acquire()
+        slot = await self.limit.acquire(again=outcome.calls > 0)
         signal, pause = OTHER, None
         try:
             request = self.params.build(messages)

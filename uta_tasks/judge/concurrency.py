@@ -65,7 +65,10 @@ The window starts at ``judge_concurrency`` and never exceeds ``judge_concurrency
 With ``judge_concurrency_max <= judge_concurrency`` the window is fixed (a plain
 semaphore, as before adaptive concurrency existed).
 
-Waiting for a slot is FIFO and costs nothing from an item's retries or timeout.
+Waiting for a slot is FIFO and costs nothing from an item's retries or timeout. A
+request sent again (after a ``Retry-After`` or a backoff) goes to the front: its item has
+waited longest, and near the end of a run a retry behind the last items in the queue
+would be the run's last answer by a round trip.
 """
 
 from __future__ import annotations
@@ -159,18 +162,27 @@ class AdaptiveLimit:
 
     @property
     def window(self) -> int:
-        """Requests that may be in flight now: near the end of a run, one fewer than the endpoint took."""
+        """Requests that may be in flight now: near the end of a run, :data:`NEAR_END_MARGIN` fewer than
+        the endpoint took."""
         window = int(self.limit)
         if not self._busy and self._ceiling != math.inf:
             window = min(window, int(self._ceiling) - 1 - NEAR_END_MARGIN)
         return max(FLOOR, window)
 
-    async def acquire(self) -> Slot:
-        """Wait for a free slot (FIFO) and take it."""
+    async def acquire(self, again: bool = False) -> Slot:
+        """Wait for a free slot (FIFO) and take it.
+
+        Args:
+            again: The item's request is sent again (after a ``Retry-After``, a backoff): it
+                goes to the front of the queue, as the item that has waited longest.
+        """
         if not self._waiters and self._can_start():
             return self._grant()
         future: asyncio.Future[Slot] = asyncio.get_running_loop().create_future()
-        self._waiters.append(future)
+        if again:
+            self._waiters.appendleft(future)
+        else:
+            self._waiters.append(future)
         self._wake()
         try:
             return await future
