@@ -9,6 +9,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from uta_tasks.schema.reasons import INTERNAL
@@ -62,16 +63,16 @@ class JudgeItem:
             64 hex characters (computed once per item: the runner, the cache key and the
             delimiter tag all ask).
         """
-        digest = self.__dict__.get("_fingerprint")
-        if digest is None:
-            payload = json.dumps(
-                {"context": [list(turn) for turn in self.context], "user_turn": self.user_turn},
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
-            digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()  # any text, same digest for valid text
-            object.__setattr__(self, "_fingerprint", digest)
-        return digest
+        return self._digest
+
+    @cached_property
+    def _digest(self) -> str:
+        payload = json.dumps(
+            {"context": [list(turn) for turn in self.context], "user_turn": self.user_turn},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()  # any text, same digest for valid text
 
 
 @dataclass
