@@ -124,7 +124,7 @@ def check_saved_requests(arguments: dict) -> None:
     Each uta task reads its saved run and refuses it there (no samples of the task, a document it
     lacks, another model, stripped reasoning where ``pass2_context`` asks for the paper's trace);
     each request then goes through the probe's pass-1 checks with the model's tokenizer alone
-    (:mod:`uta_tasks.probe.saved_precheck`: the prompt, the temperature, the length budget).
+    (:mod:`uta_tasks.probe.saved_precheck`: the prompt and the temperature).
 
     Args:
         arguments: ``simple_evaluate``'s arguments.

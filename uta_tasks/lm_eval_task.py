@@ -292,6 +292,8 @@ class UTATask(compat.task_base_class()):  # type: ignore[misc]
             dumped["metadata"] = {**(dumped.get("metadata") or {}), "uta_primary": self.benchmark.primary}
             # lm-eval's n-shot column reads the config's num_fewshot: the examples q really holds
             dumped["num_fewshot"] = WrapSettings.from_metadata(self.config.task, "", self.config.metadata or {}).num_fewshot
+        if self._saved is not None and self._saved.num_fewshot is not None:  # pass 1 came from the saved prompts
+            dumped["num_fewshot"] = self._saved.num_fewshot
         # lm-eval writes this config (the run's --metadata and model_args merged in) to the results:
         # no credential in it (uta_tasks.judge.redact's rules)
         return redact_value(dumped)

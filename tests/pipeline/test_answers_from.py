@@ -157,9 +157,41 @@ def test_another_temperature_is_refused(greedy, folders):
     assert greedy.calls == []
 
 
-def test_an_answer_cut_by_its_length_budget_is_refused_or_dropped(greedy, folders):
+def test_an_answer_cut_by_its_saved_budget_is_continued_as_a_full_run_writes_it(greedy, folders):
+    """Issue 52: a saved answer that ran into its max_gen_toks is continued from its text with the
+    rest of the probe's pass-1 budget, not refused: the whole turn equals a full run's."""
+    saved = save(_plain_run(greedy, folders, gen_kwargs={"max_gen_toks": 4}), folders["out"])
+    cut = {s["doc_id"]: s["resps"][0][0] for s in _read(saved) if s["filter"] == "flexible-extract"}
+    full = records(_probe(greedy, folders), TASK)
+    greedy.calls.clear()
+    mine = records(_probe(greedy, folders, answers_from=str(folders["out"])), TASK)
+    completions = [kwargs for batch in greedy.calls for prompt, kwargs in batch if not prompt.endswith("user\n")]
+    assert len(completions) == LIMIT
+    for a, b, doc_id in zip(mine, full, sorted(cut), strict=True):
+        assert a.a == b.a and a.a.startswith(cut[doc_id]) and not a.answer_incomplete
+        source = a.answer_source
+        assert source["completion"] == "after_budget" and source["saved_tokens"] == 4 and source["tokens_added"] > 0
+        assert a.generation["saved"]["max_gen_toks"] == 4
+        assert a.generation["completion"]["max_gen_toks"] == a.budget["assistant"] - 4
+
+
+def test_with_no_larger_budget_a_budget_cut_answer_is_used_as_saved_and_flagged(greedy, folders):
+    """--gen_kwargs max_gen_toks no larger than the saved run's: a full run would have stopped the answer
+    there too, so it is used as saved, flagged incomplete, and nothing is generated for it."""
     save(_plain_run(greedy, folders, gen_kwargs={"max_gen_toks": 4}), folders["out"])
-    _refused(greedy, folders, r"document 0: the saved answer ran into its length budget \(max_gen_toks=4\)")
+    greedy.calls.clear()
+    probed = evaluate(greedy, [TASK], metadata={**NO_JUDGE, "gsm8k_data_files": str(GSM8K),
+                                                "answers_from": str(folders["out"])},
+                      include=(folders["wrap"],), limit=LIMIT, gen_kwargs={"max_gen_toks": 4})
+    assert all(prompt.endswith("user\n") for batch in greedy.calls for prompt, _ in batch)  # user turns only
+    for record in records(probed, TASK):
+        assert record.answer_incomplete and record.overlong is None
+        assert record.answer_source["completion"] == "as_saved" and record.answer_source["tokens_added"] == 0
+        assert record.generation["completion"] is None
+
+
+def test_overlong_drop_still_drops_a_budget_cut_answer(greedy, folders):
+    save(_plain_run(greedy, folders, gen_kwargs={"max_gen_toks": 4}), folders["out"])
     dropped = _probe(greedy, folders, answers_from=str(folders["out"]), overlong="drop")
     assert [r.overlong for r in records(dropped, TASK)] == ["pass1"] * LIMIT
 
@@ -270,8 +302,6 @@ def test_uta_eval_refuses_before_lm_eval_loads_the_model(greedy, folders, monkey
     ({"limit": 2}, "document 2 is not in the saved run", "run the probe with the saved run's --limit"),
     ({"task": "arc_easy"}, r"logged samples of \['arc_easy'\], not of", "point answers_from at a run of that task"),
     ({"apply_chat_template": False}, "document 0: the saved prompt", "Save the run again with --apply_chat_template"),
-    ({"gen_kwargs": {"max_gen_toks": 4}}, r"document 0: the saved answer ran into its length budget \(max_gen_toks=4\)",
-     "larger --gen_kwargs max_gen_toks"),
 ])
 def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, folders, monkeypatch, capsys, saved_run,
                                                                     match, fix):
@@ -291,7 +321,9 @@ def test_uta_eval_refuses_a_saved_answer_before_the_model_is_created(greedy, fol
     assert message.startswith(f"uta-eval: {TASK}: ") and fix in message
 
 
-def test_uta_eval_lets_a_matching_saved_run_through_to_the_model(greedy, folders, monkeypatch):
-    save(_plain_run(greedy, folders), folders["out"])
+@pytest.mark.parametrize("saved_budget", [GEN["max_gen_toks"], 4], ids=["whole-answers", "budget-cut-answers"])
+def test_uta_eval_lets_a_matching_saved_run_through_to_the_model(greedy, folders, monkeypatch, saved_budget):
+    """Answers that ran into their saved budget are continued after the model loads, not refused before."""
+    save(_plain_run(greedy, folders, gen_kwargs={"max_gen_toks": saved_budget}), folders["out"])
     with pytest.raises(ModelCreated):
         uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT)

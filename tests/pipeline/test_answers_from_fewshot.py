@@ -63,6 +63,7 @@ def test_a_few_shot_run_is_probed_on_its_own_prompts(greedy, tmp_path, shots):
             check = record.answer_source["prompt_check"]
             assert check["rendered"] == PROMPT_DIFFERS and check["first_difference"] > 0
     first = records(probed, TASK)[0]
+    assert probed["n-shot"][TASK] == shots["num_fewshot"]  # what pass 1 came from (issue 52)
     if shots.get("num_fewshot"):
         assert first.pass1_prompt.count("Question:") == 6  # five examples, then the document
         assert "few-shot" in first.answer_source["prompt_check"]["likely_cause"]

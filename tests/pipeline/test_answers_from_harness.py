@@ -19,7 +19,6 @@ from saved_lm_eval_runs import ASSISTANT, END, GSM8K, USER, GreedyLM, ModelCreat
 
 from uta_tasks.lm_eval_compat.version import IS_05
 from uta_tasks.lm_eval_task import UTATaskError
-from uta_tasks.probe.hook import ProbeError
 from uta_tasks.wrap.check import plan
 from uta_tasks.wrap.yamls import write
 
@@ -61,10 +60,10 @@ LOGS_A_SAMPLES_RUN = pytest.mark.skipif(IS_05, reason="lm-eval 0.5.0.dev1 cannot
                                         "other than 0..k-1 (evaluator_utils: indices[doc_id])")
 
 
-def _probe(lm, wrap, answers_from, limit=3, samples=None, **meta) -> dict:
+def _probe(lm, wrap, answers_from, limit=3, samples=None, gen_kwargs=GEN, **meta) -> dict:
     metadata = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(answers_from), **meta}
     return evaluate(lm, [TASK], metadata=metadata, include=(wrap,), limit=None if samples else limit,
-                    samples=samples, gen_kwargs=GEN)
+                    samples=samples, gen_kwargs=gen_kwargs)
 
 
 def _lighteval_rows(path: Path) -> dict[int, dict]:
@@ -185,9 +184,19 @@ def test_a_lighteval_details_file_is_pass_1_with_the_prompt_as_sent(ended, token
     assert len([p for batch in ended.calls for p, _ in batch if not p.endswith(USER)]) == 2
 
 
-def test_a_lighteval_answer_cut_by_its_recorded_budget_is_refused(ended, wrap):
-    with pytest.raises(ProbeError, match=r"document 3: the saved answer ran into its length budget \(max_gen_toks=256"):
-        _probe(ended, wrap, LIGHTEVAL, samples={TASK: [3]})
+@LOGS_A_SAMPLES_RUN
+def test_a_lighteval_answer_cut_by_its_recorded_budget_is_continued_with_the_probe_budget(ended, wrap):
+    """Issue 52: document 3 ran into lighteval's 256 tokens. With the task's own budget (no --gen_kwargs) it is
+    continued after its budget; with a probe budget no larger (200) it is used as saved and flagged incomplete."""
+    (whole,) = records(_probe(ended, wrap, LIGHTEVAL, samples={TASK: [3]}, gen_kwargs=None), TASK)
+    assert whole.answer_source["completion"] == "after_budget" and whole.answer_source["saved_tokens"] >= 256
+    assert whole.generation["saved"]["max_gen_toks"] == 256 and not whole.answer_incomplete
+    assert whole.generation["completion"]["max_gen_toks"] == whole.budget["assistant"] - whole.answer_source[
+        "saved_tokens"]
+    ended.calls.clear()
+    (capped,) = records(_probe(ended, wrap, LIGHTEVAL, samples={TASK: [3]}), TASK)
+    assert capped.answer_source["completion"] == "as_saved" and capped.answer_incomplete
+    assert all(prompt.endswith(USER) for batch in ended.calls for prompt, _ in batch)
 
 
 @LOGS_A_SAMPLES_RUN

@@ -20,16 +20,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.probe import budget, judging, reasoning, role_switch, saved, scale_out, turns
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +53,9 @@ class Request:
     saved_check: saved.SavedCheck | None = None
 
     @property
-    def saved_cut(self) -> bool:
-        """``answers_from``: its length budget cut the saved answer (``overlong: drop``)."""
-        return self.saved_check is not None and self.saved_check.cut
+    def saved_dropped(self) -> bool:
+        """``answers_from``: the saved answer ran into its budget and ``overlong: drop`` drops it."""
+        return self.saved_check is not None and self.saved_check.dropped
 
 
 def _tokenizer(lm: Any) -> Any:
@@ -156,7 +153,9 @@ class Pass1:
         fitted: their fitted budgets.
         sources: ``answers_from``: the ``answer_source`` of each saved answer.
         dropped: ``answers_from``: saved answers their length budget cut (``overlong: drop``).
-        ran_out: ``answers_from``: completions that used all the budget a full run would have had.
+        ran_out: ``answers_from``: answers that are not whole (a completion that used all the budget
+            a full run would have had, or none left to continue with).
+        completion_kwargs: ``answers_from``: the settings each completion was sent with.
     """
 
     answers: list[str]
@@ -165,6 +164,7 @@ class Pass1:
     sources: dict[int, dict] = field(default_factory=dict)
     dropped: set[int] = field(default_factory=set)
     ran_out: set[int] = field(default_factory=set)
+    completion_kwargs: dict[int, dict] = field(default_factory=dict)
 
 
 def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length: int | None) -> Pass1:
@@ -181,7 +181,7 @@ def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length:
     todo = [i for i, r in enumerate(requests) if r.spec.given_answer is None and r.spec.saved is None]
     prompts = {i: requests[i].switch.assistant_prompt(requests[i].spec.messages) for i in todo}
     # answers_from: the saved prompt is pass 1, fitted as a generated answer's prompt would be
-    kept = [i for i, r in enumerate(requests) if r.spec.saved is not None and not r.saved_cut]
+    kept = [i for i, r in enumerate(requests) if r.spec.saved is not None and not r.saved_dropped]
     prompts.update({i: requests[i].spec.saved.prompt for i in kept})  # type: ignore[union-attr]
     fit = [*todo, *kept]
     fitted = dict(zip(fit, _fit([(prompts[i], requests[i].assistant_kwargs) for i in fit],
@@ -195,7 +195,7 @@ def pass1(backend: Backend, requests: list[Request], tokenizer: Any, max_length:
     for i, text in done.answers.items():
         answers[i] = text
         prompts[i] = requests[i].spec.saved.prompt  # type: ignore[union-attr]
-    return Pass1(answers, prompts, fitted, done.sources, done.dropped, done.ran_out)
+    return Pass1(answers, prompts, fitted, done.sources, done.dropped, done.ran_out, done.completion_kwargs)
 
 
 def _fit(prompts: list[tuple[str, dict]], requests: list[Request], tokenizer: Any, max_length: int | None,
@@ -213,7 +213,7 @@ def _hit_limit(text: str, fitted: budget.Fitted | None, tokenizer: Any) -> bool:
 
 def build_record(
     request: Request, answer: str, pass1_prompt: str | None, tokenizer: Any, fitted: budget.Fitted | None = None,
-    answer_source: dict | None = None, ran_out: bool = False,
+    answer_source: dict | None = None, ran_out: bool = False, completion: dict | None = None,
 ) -> ProbeRecord:
     """Perturb one answer and render its pass-2 prompts (:mod:`uta_tasks.probe.turns` decides
     what pass 2 shows, per ``pass2_context`` and ``truncate_scope``).
@@ -225,13 +225,15 @@ def build_record(
         tokenizer: the model's tokenizer (truncation counts its tokens).
         fitted: its fitted pass-1 budget (None when held-out).
         answer_source: ``answers_from``: where the answer was read from (None when generated).
-        ran_out: ``answers_from``: the completion used all the budget a full run would have had.
+        ran_out: ``answers_from``: the answer is not whole (its completion used all the budget a full
+            run would have had, or none was left to continue it with).
+        completion: ``answers_from``: the settings its completion was sent with (None: none ran).
     """
     spec, switch = request.spec, request.switch
     split = reasoning.split(answer, pass1_prompt or "")
     shown = turns.build(spec, switch, answer, pass1_prompt, tokenizer)
     cut = shown.perturbed
-    overlong = "pass1" if (fitted is not None and fitted.gen_kwargs is None) or request.saved_cut else None
+    overlong = "pass1" if (fitted is not None and fitted.gen_kwargs is None) or request.saved_dropped else None
     return ProbeRecord(
         task=spec.task,
         benchmark=spec.benchmark,
@@ -249,7 +251,7 @@ def build_record(
         question_pool=cut.question_pool,
         role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop),
                      "template_args": switch.template_args},
-        generation=_generation(request, fitted),
+        generation=_generation(request, fitted, completion),
         answer_incomplete=split.unclosed or ran_out or _hit_limit(answer, fitted, tokenizer),
         overlong=overlong,
         budget={"assistant": fitted.budget} if fitted is not None else {},
@@ -333,7 +335,7 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
     first = pass1(backend, requests, tokenizer, max_length)
     records = [
         build_record(r, first.answers[i], first.prompts.get(i), tokenizer, first.fitted.get(i), first.sources.get(i),
-                     i in first.ran_out)
+                     i in first.ran_out, first.completion_kwargs.get(i))
         for i, r in enumerate(requests)
     ]
     _warn_incomplete(records)
@@ -344,16 +346,21 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
     return records
 
 
-def _generation(request: Request, fitted: budget.Fitted | None) -> dict[str, Any]:
+def _generation(request: Request, fitted: budget.Fitted | None, completion: dict | None = None) -> dict[str, Any]:
     """The settings of both passes as sent, and the sampling settings in effect (sent, else
-    the backend's defaults; null where the backend's default is unknown)."""
+    the backend's defaults; null where the backend's default is unknown). ``answers_from``: the
+    saved run's own settings beside them (``saved``), and what completed the answer
+    (``completion``, null when nothing was generated)."""
     assistant = fitted.gen_kwargs if fitted and fitted.gen_kwargs else request.assistant_kwargs
     sent = {"assistant": assistant, "user": request.user_kwargs}
     resolved = {
         side: {k: kwargs.get(k, request.sampling_defaults.get(k)) for k in compat.SAMPLING_KEYS}
         for side, kwargs in sent.items()
     }
-    return {**sent, "sampling": resolved}
+    saved = request.spec.saved
+    if saved is None:
+        return {**sent, "sampling": resolved}
+    return {"saved": saved.gen_kwargs, "completion": completion, **sent, "sampling": resolved}
 
 
 def _warn_incomplete(records: list[ProbeRecord]) -> None:

@@ -1,5 +1,5 @@
 """Pass 1 from a saved run (``answers_from``): the saved prompt is pass 1, the checks before
-anything generates, and the completion of answers the saved run cut at a stop string.
+anything generates, and the completion of answers that are not the model's whole turn.
 
 The task reads each document's :class:`~uta_tasks.schema.probe.SavedAnswer` when lm-eval
 builds it (:mod:`uta_tasks.runs.saved_answers` refuses a run without samples, a document it
@@ -13,31 +13,46 @@ here, for every request, before the first generation:
 - the probe's own rendering of the document is compared with it, and the outcome kept in the
   record (``prompt_check``); ``prompt_mismatch: refuse`` refuses a difference instead;
 - the saved run sampled at the probe's temperature (the paper uses one for both passes);
-- the saved answer was not cut by its length budget (``overlong: drop`` drops the document
-  and counts it in ``overlong``).
+- the saved answer's tokens against the saved run's budget (``max_gen_toks``).
 
-lm-eval cuts each response at the task's ``until``; the paper's trace is the model's whole
-turn. When the saved run stopped at a string that is not the end of turn, every saved answer
-is continued from its own text (pass-1 prompt + saved text, the probe's stop strings), with the
-budget a full run of the task would have left it: the pass-1 budget fitted to the model's
-maximum length as for a generated answer, less the saved text's tokens. A completion that uses
-all of it is flagged incomplete, as a full run flags an answer that ran out. An answer the model
-had ended adds only its end of turn. A response whose reasoning the saved run stripped
-(``think_end_token``) is used as logged: the model never wrote its final answer after the pass-1
-prompt alone, so there is nothing to continue from (it runs as the rendered-history ablation,
-:mod:`uta_tasks.runs.saved_answers`).
+The paper's trace is the model's whole turn (seeds/paper-summary.txt, generation steps: pass 2
+appends the user header to the existing trace). A saved answer may not be one, for two reasons,
+and a full run of the probe's task would have written it whole in both: lm-eval cut it at one
+of the task's stop strings (``until``), or it ran into the saved run's token budget. Such an
+answer is continued from its own text (pass-1 prompt + saved text, the probe's stop strings),
+with the budget a full run of the task would have left it: the pass-1 budget fitted to the
+model's maximum length as for a generated answer, less the saved text's tokens. One decision,
+:func:`continuation`, says what happens to each answer; ``--plan`` asks it too. Where the probe's
+budget is no larger than the saved run's (``--gen_kwargs max_gen_toks=N``), a budget-cut answer
+is used as saved and flagged incomplete, as a full run flags an answer that ran out; so is a
+completion that uses all of its budget. An answer the model had ended adds only its end of turn.
+A response whose reasoning the saved run stripped (``think_end_token``) is used as logged: the
+model never wrote its final answer after the pass-1 prompt alone, so there is nothing to continue
+from (it runs as the rendered-history ablation, :mod:`uta_tasks.runs.saved_answers`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from uta_tasks.probe import budget
 from uta_tasks.probe.backend import Backend, temperature
 from uta_tasks.probe.role_switch import RoleSwitch
-from uta_tasks.schema.probe import PROMPT_DIFFERS, PROMPT_EQUAL, ProbeSpec, SavedAnswer
+from uta_tasks.schema.probe import (
+    COMPLETION_AFTER_BUDGET,
+    COMPLETION_AFTER_STOP,
+    COMPLETION_AS_SAVED,
+    PROMPT_DIFFERS,
+    PROMPT_EQUAL,
+    ProbeSpec,
+    SavedAnswer,
+    SavedCompletion,
+)
+
+log = logging.getLogger(__name__)
 
 #: lm-eval's max_gen_toks when a task sets none
 LM_EVAL_MAX_GEN_TOKS = 256
@@ -119,18 +134,27 @@ class SavedCheck:
     """What :func:`check` found of one saved answer.
 
     Attributes:
-        cut: its length budget cut the saved answer (``overlong: drop`` drops the document).
         prompt_check: the probe's own rendering against the saved prompt, as the record keeps it:
             ``{rendered: equal|differs, first_difference, likely_cause}``.
+        saved_tokens: the saved response's tokens (the model's tokenizer, no special tokens).
+        saved_budget: the saved run's ``max_gen_toks`` for the request (lm-eval's default without one).
+        dropped: the saved answer ran into that budget and ``overlong: drop`` drops the document.
     """
 
-    cut: bool
     prompt_check: dict[str, Any]
+    saved_tokens: int
+    saved_budget: int
+    dropped: bool = False
+
+    @property
+    def budget_hit(self) -> bool:
+        """The saved answer ran into the saved run's token budget: it is not the model's whole turn."""
+        return self.saved_tokens >= self.saved_budget
 
 
 def check(request: Request, tokenizer: Any) -> SavedCheck:
-    """Refuse a saved answer that cannot stand for pass 1, and compare its prompt with the probe's
-    own rendering.
+    """Refuse a saved answer that cannot stand for pass 1, compare its prompt with the probe's
+    own rendering, and measure the answer against the saved run's budget.
 
     Args:
         request: a resolved request with ``spec.saved``.
@@ -156,16 +180,13 @@ def check(request: Request, tokenizer: Any) -> SavedCheck:
             f"at {mine}, --metadata '{{\"user_temperature\": {mine}}}' (not comparable with the paper), or save a run "
             f"at {mine}"
         )
-    limit = int(saved.gen_kwargs.get("max_gen_toks", LM_EVAL_MAX_GEN_TOKS))
-    if _tokens(tokenizer, saved.text) < limit:
-        return SavedCheck(False, prompt_check)
-    if spec.overlong == "drop":
-        return SavedCheck(True, prompt_check)
-    raise SavedAnswerError(
-        f"{spec.task}: document {saved.doc_id}: the saved answer ran into its length budget (max_gen_toks={limit}), so "
-        "it is not the model's whole turn. Save the run again with a larger --gen_kwargs max_gen_toks, or pass "
-        "--metadata '{\"overlong\": \"drop\"}' to drop and count such documents"
-    )
+    found = SavedCheck(prompt_check, _tokens(tokenizer, saved.text), saved_budget(saved))
+    return replace(found, dropped=found.budget_hit and spec.overlong == "drop")
+
+
+def saved_budget(saved: SavedAnswer) -> int:
+    """The saved run's ``max_gen_toks`` for this answer (lm-eval's default when it logged none)."""
+    return int(saved.gen_kwargs.get("max_gen_toks", LM_EVAL_MAX_GEN_TOKS))
 
 
 def _extra_stops(request: Request, tokenizer: Any) -> list[str]:
@@ -179,6 +200,53 @@ def _extra_stops(request: Request, tokenizer: Any) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Continuation:
+    """What pass 1 does with one saved answer, decided before anything generates (the run and
+    ``--plan`` both ask :func:`continuation`).
+
+    Attributes:
+        kind: used as saved, continued after a stop string, or continued after the saved budget.
+        budget: the tokens its completion may add: the pass-1 budget a full run of the probe's
+            task gives the prompt (fitted to the model), less the saved answer's tokens (0: nothing
+            is generated).
+        incomplete: the answer is used as saved although the model had not ended it: the probe's
+            budget is no larger than what the saved answer already holds, so a full run would have
+            stopped it there too (the record is flagged ``answer_incomplete``).
+    """
+
+    kind: SavedCompletion
+    budget: int = 0
+    incomplete: bool = False
+
+
+def continuation(request: Request, tokenizer: Any, fitted: budget.Fitted | None) -> Continuation:
+    """One saved answer's continuation.
+
+    Args:
+        request: a resolved request with ``spec.saved`` and its ``saved_check``.
+        tokenizer: the model's tokenizer.
+        fitted: the pass-1 budget of its saved prompt, fitted to the model as for a generated
+            answer (None, or no settings: the document is dropped).
+    """
+    saved, checked = request.spec.saved, request.saved_check
+    assert saved is not None and checked is not None
+    if fitted is None or fitted.gen_kwargs is None or checked.dropped:
+        return Continuation(COMPLETION_AS_SAVED)
+    if checked.budget_hit:
+        kind = COMPLETION_AFTER_BUDGET
+    elif _extra_stops(request, tokenizer):
+        kind = COMPLETION_AFTER_STOP
+    else:
+        return Continuation(COMPLETION_AS_SAVED)
+    left = fitted.budget - checked.saved_tokens
+    if saved.reasoning_stripped:  # the final answer alone: the model never wrote it after the prompt
+        return Continuation(COMPLETION_AS_SAVED, 0, checked.budget_hit)
+    if left < 1 or (kind == COMPLETION_AFTER_BUDGET and fitted.budget <= checked.saved_budget):
+        return Continuation(COMPLETION_AS_SAVED, 0, True)
+    return Continuation(kind, left)
+
+
+@dataclass(frozen=True)
 class Completed:
     """Pass 1 of the saved answers.
 
@@ -186,19 +254,39 @@ class Completed:
         answers: request index -> the whole answer (saved text + what was generated).
         sources: request index -> the record's ``answer_source``.
         dropped: request indices whose saved answer its length budget cut (``overlong: drop``).
-        ran_out: request indices whose completion used all the budget a full run would have had
-            (the answer is incomplete, as a generated one that ran out is).
+        ran_out: request indices whose answer is not whole: its completion used all the budget a
+            full run would have had, or the probe's budget left nothing to continue it with.
+        completion_kwargs: request index -> the settings its completion was sent with.
     """
 
     answers: dict[int, str]
     sources: dict[int, dict[str, Any]]
     dropped: set[int]
     ran_out: set[int]
+    completion_kwargs: dict[int, dict[str, Any]]
+
+
+def describe(plans: Sequence[Continuation]) -> str | None:
+    """One line on the completions about to run (None when there are none): how many answers,
+    after what, and the most tokens each may add.
+
+    Args:
+        plans: the continuation of each saved answer.
+    """
+    todo = [p for p in plans if p.budget > 0]
+    if not todo:
+        return None
+    stop = sum(p.kind == COMPLETION_AFTER_STOP for p in todo)
+    return (f"completing {len(todo)} of {len(plans)} saved answers ({stop} cut at a stop string, {len(todo) - stop} "
+            f"at the saved run's token budget), each up to the rest of the pass-1 budget a full run gives it, fitted "
+            f"to the model: at most {max(p.budget for p in todo):,} tokens, {sum(p.budget for p in todo):,} in all "
+            "(bound it with --gen_kwargs max_gen_toks=N: answers it cuts are flagged incomplete)")
 
 
 def complete(backend: Backend, requests: Sequence[Request], tokenizer: Any,
              fitted: dict[int, budget.Fitted]) -> Completed:
-    """The whole answer of every request with a saved answer, generating only what a stop string cut.
+    """The whole answer of every request with a saved answer, generating only what a stop string
+    or the saved budget cut.
 
     Args:
         backend: the batched backend.
@@ -211,31 +299,29 @@ def complete(backend: Backend, requests: Sequence[Request], tokenizer: Any,
     sources: dict[int, dict[str, Any]] = {}
     dropped: set[int] = set()
     ran_out: set[int] = set()
-    todo: list[tuple[int, str, dict]] = []
+    plans: dict[int, Continuation] = {}
     for i, request in enumerate(requests):
-        saved = request.spec.saved
-        if saved is None:
+        saved, checked = request.spec.saved, request.saved_check
+        if saved is None or checked is None:
             continue
         answers[i] = saved.text
-        checked = request.saved_check
-        sources[i] = {**saved.source, "doc_id": saved.doc_id, "tokens_added": 0, "saved_scores": saved.scores,
-                      "prompt_check": checked.prompt_check if checked is not None else None}
-        if checked is not None and checked.cut:
+        plans[i] = plan = continuation(request, tokenizer, fitted.get(i))
+        sources[i] = {**saved.source, "doc_id": saved.doc_id, "completion": plan.kind, "tokens_added": 0,
+                      "saved_tokens": checked.saved_tokens, "saved_scores": saved.scores,
+                      "prompt_check": checked.prompt_check}
+        if checked.dropped:
             dropped.add(i)
-            continue
-        fit = fitted.get(i)
-        if saved.reasoning_stripped or fit is None or fit.gen_kwargs is None or not _extra_stops(request, tokenizer):
-            continue
-        left = fit.budget - _tokens(tokenizer, saved.text)
-        if left < 1:
+        if plan.incomplete:
             ran_out.add(i)
-            continue
-        todo.append((i, saved.prompt + saved.text, {**fit.gen_kwargs, "max_gen_toks": left}))
-    if todo:
-        outputs = backend.generate([(prompt, kwargs) for _, prompt, kwargs in todo], name="completion")
-        for (i, _, kwargs), text in zip(todo, outputs, strict=True):
+    todo = {i: {**(fitted[i].gen_kwargs or {}), "max_gen_toks": p.budget} for i, p in plans.items() if p.budget > 0}
+    line = describe(list(plans.values()))
+    if line:
+        log.info("uta pass 1: %s", line)
+        outputs = backend.generate([(requests[i].spec.saved.prompt + answers[i], kwargs)  # type: ignore[union-attr]
+                                    for i, kwargs in todo.items()], name="completion")
+        for (i, kwargs), text in zip(todo.items(), outputs, strict=True):
             answers[i] += text
             sources[i]["tokens_added"] = added = _tokens(tokenizer, text) if text else 0
             if added >= kwargs["max_gen_toks"]:
                 ran_out.add(i)
-    return Completed(answers, sources, dropped, ran_out)
+    return Completed(answers, sources, dropped, ran_out, todo)

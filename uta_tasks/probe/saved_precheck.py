@@ -1,7 +1,8 @@
 """``answers_from`` checked before the model loads: under ``uta-eval``, every request's saved
 answer goes through the probe's own pass-1 checks (:func:`uta_tasks.probe.hook.resolve_one`,
-which calls :func:`uta_tasks.probe.saved.check`: the same prompt, the same temperature, an
-answer its length budget did not cut) with only the model's tokenizer and chat template.
+which calls :func:`uta_tasks.probe.saved.check`: the model's chat template in the prompt, the
+same temperature) with only the model's tokenizer and chat template. An answer that ran into its
+saved budget is not refused: pass 1 continues it (:func:`uta_tasks.probe.saved.continuation`).
 
 ``--model hf`` and ``--model vllm`` both render with the Hugging Face tokenizer of
 ``--model_args tokenizer=...`` (else ``pretrained=...``), which is loaded here on its own; a

@@ -58,6 +58,8 @@ class SavedTask:
             generation setting read.
         config: the ``config`` block of the saved run's results file ({} without one).
         kind: the harness that wrote the saved run.
+        num_fewshot: the few-shot examples of the saved run's prompts, as its results file gives
+            them (``n-shot``, else the task's ``num_fewshot``; None when it says nothing).
     """
 
     task: str
@@ -67,6 +69,7 @@ class SavedTask:
     source: dict[str, Any]
     config: dict[str, Any]
     kind: SavedKind = SAVED_LM_EVAL
+    num_fewshot: int | None = None
 
     def answer(self, task: str, doc_id: int, doc: Mapping[str, Any]) -> SavedAnswer:
         """The saved answer of one document, or a refusal naming it.
@@ -151,6 +154,14 @@ def _task_config(results: Mapping[str, Any], task: str) -> dict[str, Any]:
     return config if isinstance(config, dict) else {}
 
 
+def _num_fewshot(results: Mapping[str, Any], task: str) -> int | None:
+    shots = results.get("n-shot")
+    value = shots.get(task) if isinstance(shots, dict) else None
+    if value is None:
+        value = _task_config(results, task).get("num_fewshot")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _load_harness(found: saved_files.SavedFiles, shown: str, task: str,
                   stated: Mapping[str, Any] | None) -> SavedTask:
     """The saved answers of an inspect_ai log or a lighteval details file."""
@@ -233,7 +244,8 @@ def load(path: str | Path, names: Sequence[str], task: str, stated: Mapping[str,
         docs[line.doc_id] = line.doc
     if not answers:
         raise SavedRunError(f"{task}: {found.samples} holds no samples; run the saved task again with --log_samples")
-    return SavedTask(found.task, found.samples, answers, docs, source, dict(results.get("config") or {}))
+    return SavedTask(found.task, found.samples, answers, docs, source, dict(results.get("config") or {}),
+                     num_fewshot=_num_fewshot(results, found.task))
 
 
 def check_model(task: str, saved: SavedTask, results_config: Mapping[str, Any] | None, meta: Mapping[str, Any]) -> None:

@@ -56,6 +56,13 @@ PROMPT_EQUAL: PromptCheck = "equal"
 PROMPT_DIFFERS: PromptCheck = "differs"
 # ``prompt_mismatch``: a saved prompt the probe would not have written is recorded, or refused.
 PROMPT_MISMATCH_CHOICES = ("record", "refuse")
+# ``answers_from``: what pass 1 did with a saved answer (``answer_source.completion``): used as the
+# saved run logged it; continued from its text because the saved run stopped at a string that is not
+# the model's end of turn; continued because it ran into the saved run's token budget.
+SavedCompletion = Literal["as_saved", "after_stop", "after_budget"]
+COMPLETION_AS_SAVED: SavedCompletion = "as_saved"
+COMPLETION_AFTER_STOP: SavedCompletion = "after_stop"
+COMPLETION_AFTER_BUDGET: SavedCompletion = "after_budget"
 # ``answers_from``: which harness wrote the saved run (lm-eval's --log_samples, an inspect_ai eval
 # log, lighteval's --save-details parquet).
 SavedKind = Literal["lm_eval", "inspect", "lighteval"]
@@ -289,9 +296,9 @@ class ProbeRecord:
         u_samples: ``user_samples > 1``: every user turn generated after a' (u is the first).
         verdict_samples: the verdict of each of ``u_samples`` (the first is ``verdict``).
         answer_source: ``answers_from``: where a came from (``path``, ``model``,
-            ``lm_eval_version``, ``config_digest``, ``samples``, ``doc_id``) and ``tokens_added``,
-            the tokens the probe generated to complete a saved answer cut at a stop string
-            (0: used as saved); None when pass 1 generated a.
+            ``lm_eval_version``, ``config_digest``, ``samples``, ``doc_id``), what pass 1 did with
+            it (``completion``: :data:`SavedCompletion`), its ``saved_tokens`` and the
+            ``tokens_added`` to complete it; None when pass 1 generated a.
         record_version: schema version of this record.
     """
 
