@@ -1,8 +1,9 @@
-"""Fail when a verdict status is written as a string literal outside ``uta_tasks/schema/``.
+"""Fail when a status is written as a string literal outside ``uta_tasks/schema/``.
 
 The status of a verdict is spelled once, in :mod:`uta_tasks.schema.verdict` (``JUDGED``,
 ``UNJUDGED``); every reader asks ``verdict.judged``. A ``"judged"`` literal anywhere else in
-the package is a second spelling of that fact. ``make lint`` runs this check:
+the package is a second spelling of that fact. So is a saved answer's completion
+(:mod:`uta_tasks.schema.probe`, ``COMPLETION_AS_SAVED``, ...). ``make lint`` runs this check:
 
     python scripts/check_schema_literals.py [PACKAGE_DIR]
 
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FORBIDDEN = frozenset({"judged"})
+FORBIDDEN = frozenset({"judged", "as_saved", "after_stop", "after_budget"})
 SCHEMA_DIR = "schema"
 
 

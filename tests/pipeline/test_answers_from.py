@@ -273,7 +273,8 @@ def test_plan_counts_no_answer_and_names_the_saved_files(greedy, folders, capsys
     assert plan_main(["--tasks", "uta_gsm8k", "--limit", str(LIMIT), "--metadata", json.dumps(meta), "--plan"]) == 0
     out = capsys.readouterr().out
     (samples,) = saved.glob("samples_uta_gsm8k_*.jsonl")
-    assert "Answers: 0 generated; read from" in out and str(samples) in out
+    assert f"Answers: 0 generated; {LIMIT} read from {folders['out']}" in out and str(samples) in out
+    assert "Completions: not counted: the model's tokenizer" in out  # no --model_args: measured after it loads
 
 
 @pytest.mark.parametrize(("model", "gen_kwargs", "saved_at", "match"), [

@@ -1,5 +1,6 @@
 """``uta-eval ... --plan``: the command (:mod:`.command`: its parser and ``main``), the
-counting (:mod:`.counts`) and the documents it reads (:mod:`.documents`)."""
+counting (:mod:`.counts`), the documents it reads (:mod:`.documents`) and the tasks lm-eval
+builds for it (:mod:`.built`: ``uta:NAME``, ``--include_path``, ``answers_from``)."""
 
 from uta_tasks.apps.plan.command import main, parser
 

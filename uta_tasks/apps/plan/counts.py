@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.apps.plan.documents import Documents, PlanError, load_documents
+from uta_tasks.apps.plan.built import Built, Flags, SavedPlan, build
+from uta_tasks.apps.plan.documents import HUB, Documents, PlanError, judge_prompt_chars, load_documents
 from uta_tasks.judge.prompt import estimated_tokens
 from uta_tasks.probe.task_settings import TaskSettings
 from uta_tasks.schema.generation import is_greedy
@@ -131,6 +132,7 @@ class Plan:
         judge_max_tokens: its reply budget.
         answers_from: the ``answers_from`` setting: pass 1 reads that saved run (0 answers
             generated), or None.
+        saved: what pass 1 does with the saved answers (:mod:`uta_tasks.apps.plan.built`), or None.
     """
 
     benchmarks: tuple[BenchmarkPlan, ...]
@@ -145,6 +147,7 @@ class Plan:
     judge_prompt: str
     judge_max_tokens: int
     answers_from: str | None = None
+    saved: SavedPlan | None = None
 
     @property
     def pass1(self) -> int:
@@ -261,24 +264,47 @@ def _fixed_chars(docs: Documents, pass2: int, held_out: bool) -> int:
     return docs.fixed_chars.get("u", 0) * per_doc + (docs.fixed_chars.get("reference", 0) if held_out else 0)
 
 
+def _judge(meta: Mapping[str, Any], predict_only: bool) -> tuple[Any, bool, Any]:
+    """The judge settings (parsed once: they decide "judge off" too), whether it runs, its template."""
+    from uta_tasks.judge import JudgeSettings
+    from uta_tasks.judge.prompt import load_template
+
+    judge = JudgeSettings.from_metadata({k: v for k, v in meta.items() if k == "judge" or k.startswith("judge_")})
+    return judge, not predict_only and judge.enabled, load_template(judge.prompt)
+
+
+def _needs_lm_eval(task_names: Sequence[str], meta: Mapping[str, Any], flags: Flags | None) -> bool:
+    """Whether lm-eval must build the tasks: a wrapped ``uta:NAME``, a task folder of the user's, or
+    saved answers (each task reads its saved run when it is built)."""
+    from uta_tasks.wrap.names import CLI_PREFIX
+
+    return (any(n.startswith(CLI_PREFIX) for n in task_names) or bool(flags and flags.include_path)
+            or bool(TaskSettings.from_metadata("uta-eval --metadata", meta).answers_from))
+
+
 def make_plan(task_names: Sequence[str], *, metadata: Mapping[str, Any] | None = None, gen_kwargs: Mapping[str, Any]
-              | None = None, limit: float | None = None, predict_only: bool = False) -> Plan:
+              | None = None, limit: float | None = None, predict_only: bool = False, flags: Flags | None = None) -> Plan:
     """The plan of ``lm_eval --tasks ...`` with these flags.
 
     Args:
-        task_names: ``--tasks`` (uta tasks and groups; other names are listed as not planned).
+        task_names: ``--tasks`` (uta tasks and groups, ``uta:NAME``, tasks of ``--include_path``;
+            other names are listed as not planned).
         metadata: ``--metadata`` (task, data and judge settings).
         gen_kwargs: ``--gen_kwargs``, over the uta tasks' own ``generation_kwargs``.
         limit: ``--limit``.
         predict_only: ``--predict_only`` (no judge).
+        flags: the other lm-eval flags that decide the requests (``--model_args``,
+            ``--include_path``, ``--samples``, ...), for the tasks lm-eval builds.
     """
     from uta_tasks import TASKS_DIR
     from uta_tasks import lm_eval_compat as compat
     from uta_tasks.datasets import BENCHMARKS
-    from uta_tasks.judge import JudgeSettings
-    from uta_tasks.judge.prompt import load_template
 
     meta = dict(metadata or {})
+    if _needs_lm_eval(task_names, meta, flags):
+        flags = Flags({}) if flags is None else flags
+        return _built_plan(build(task_names, meta, replace(flags, limit=limit, gen_kwargs=gen_kwargs)), meta,
+                           predict_only, task_names)
     uta, other = expand(task_names)
     if not uta:
         raise PlanError(f"--tasks {','.join(task_names)} names no uta task or group; see `uta-eval ls tasks`")
@@ -286,10 +312,7 @@ def make_plan(task_names: Sequence[str], *, metadata: Mapping[str, Any] | None =
     kwargs = {**(base.get("generation_kwargs") or {}), **dict(gen_kwargs or {})}
     repeats = int(base.get("repeats") or 1)
     settings = TaskSettings.from_metadata(uta[0][0], meta)
-    judge_meta = {k: v for k, v in meta.items() if k == "judge" or k.startswith("judge_")}
-    judge = JudgeSettings.from_metadata(judge_meta)  # once: it decides "judge off" too
-    judged = not predict_only and judge.enabled
-    template = load_template(judge.prompt)
+    judge, judged, template = _judge(meta, predict_only)
     greedy = is_greedy(kwargs)
     by_bench: dict[str, list[tuple[str, str]]] = {}
     for name, bench, perturbation in uta:
@@ -312,4 +335,60 @@ def make_plan(task_names: Sequence[str], *, metadata: Mapping[str, Any] | None =
         user_samples=settings.user_samples, max_gen_toks=int(kwargs.get("max_gen_toks", 0)),
         user_max_gen_toks=settings.user_max_gen_toks, judged=judged, judge_model=judge.model,
         judge_prompt=judge.prompt, judge_max_tokens=judge.max_tokens, answers_from=settings.answers_from,
+    )
+
+
+def _lm_eval_contacts(meta: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """What building the tasks through lm-eval may contact: the Hub for a data set that is not a
+    local file, and for ``answers_from`` on the Hub (its samples files, into the Hugging Face cache)."""
+    import datasets
+
+    from uta_tasks.runs.hub_source import is_hub
+
+    if datasets.config.HF_HUB_OFFLINE:
+        return ()
+    saved = TaskSettings.from_metadata("uta-eval --metadata", meta).answers_from
+    found = [(HUB, "a task's data set that is not a local file")]
+    if saved and is_hub(saved):
+        found.append((HUB, f"the samples files of {saved}, kept in the Hugging Face cache"))
+    return tuple(found)
+
+
+def _built_plan(built: Built, meta: Mapping[str, Any], predict_only: bool, task_names: Sequence[str]) -> Plan:
+    """The plan of the requests lm-eval built (:func:`uta_tasks.apps.plan.built.build`), counted
+    by the same rules as the probe's own tasks."""
+    if not built.specs:
+        raise PlanError(f"--tasks {','.join(task_names)} builds no uta task; see `uta-eval ls tasks`, or wrap an "
+                        "lm-eval generation task as uta:NAME")
+    judge, judged, template = _judge(meta, predict_only)
+    first, kwargs = built.specs[0][3], built.gen_kwargs[0]
+    greedy = is_greedy(kwargs)
+    repeats = max(r for _, _, r, _ in built.specs)
+    by_bench: dict[str, dict[str, tuple[str, dict[int, Any]]]] = {}
+    for task, doc_id, _, spec in built.specs:
+        tasks = by_bench.setdefault(spec.benchmark, {})
+        tasks.setdefault(task, (spec.perturbation, {}))[1].setdefault(doc_id, spec)
+    plans = []
+    for bench, tasks in by_bench.items():
+        docs = next(iter(tasks.values()))[1]
+        held_out = next(iter(docs.values())).given_answer is not None
+        chars = {"u": 0, "reference": 0}
+        for spec in docs.values():
+            turns = [*((m["role"], str(m["content"])) for m in spec.messages), ("assistant", spec.given_answer or "")]
+            chars["u"] += judge_prompt_chars(template, turns, "")
+            if spec.reference_user_turn is not None:
+                chars["reference"] += judge_prompt_chars(template, turns, spec.reference_user_turn)
+        documents = Documents(len(docs), True, "built by lm-eval as the run builds them", chars, _lm_eval_contacts(meta))
+        pass1, pass2, items, answers, users = count(bench, [p for p, _ in tasks.values()], documents,
+                                                    held_out=held_out, greedy=greedy, repeats=repeats,
+                                                    user_samples=first.user_samples)
+        plans.append(BenchmarkPlan(
+            bench, tuple(tasks), documents, 0 if built.saved is not None else pass1, pass2, items if judged else 0,
+            answers if judged else 0, users if judged else 0, _fixed_chars(documents, pass2, held_out) if judged else 0,
+        ))
+    return Plan(
+        benchmarks=tuple(plans), skipped=built.other, greedy=greedy, repeats=repeats, user_samples=first.user_samples,
+        max_gen_toks=int(kwargs.get("max_gen_toks", 0)), user_max_gen_toks=first.user_max_gen_toks, judged=judged,
+        judge_model=judge.model, judge_prompt=judge.prompt, judge_max_tokens=judge.max_tokens,
+        answers_from=TaskSettings.from_metadata("uta-eval --metadata", meta).answers_from, saved=built.saved,
     )

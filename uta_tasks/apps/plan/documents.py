@@ -110,7 +110,8 @@ def whole_sentences(text: str, limit: int = 700) -> str:
     return kept if kept.endswith((".", "!", "?")) else f"{kept}."
 
 
-def _judge_prompt_chars(template: Any, context: list[tuple[str, str]], user_turn: str) -> int:
+def judge_prompt_chars(template: Any, context: list[tuple[str, str]], user_turn: str) -> int:
+    """Characters of the judge's messages for one item (the template around this context and turn)."""
     from uta_tasks.judge import JudgeItem
 
     return sum(len(m["content"]) for m in template.render(JudgeItem(tuple(context), user_turn)))
@@ -140,7 +141,7 @@ def load_documents(benchmark: str, metadata: Mapping[str, Any], limit: float | N
                             f"pass --metadata '{{\"{benchmark}_data_files\": \"/path/to/file.jsonl\"}}'") from None
         n = limited(size, limit)
         # The judge prompts are counted without the question (not known): the template alone.
-        chars = {"u": n * _judge_prompt_chars(template, [("user", ""), ("assistant", "")], "")}
+        chars = {"u": n * judge_prompt_chars(template, [("user", ""), ("assistant", "")], "")}
         return Documents(n, False, f"the data set did not load, so counted from the paper's N = {size} (question "
                                    f"texts not in the token estimate). The loader said: {reason}", chars, reached)
     n = limited(len(split), limit)
@@ -148,8 +149,8 @@ def load_documents(benchmark: str, metadata: Mapping[str, Any], limit: float | N
     for doc in split.select(range(n)):
         turns = [(m["role"], str(m["content"])) for m in bench.doc_to_messages(doc)]
         given = bench.given_answer(doc) if bench.given_answer else ""
-        chars["u"] += _judge_prompt_chars(template, [*turns, ("assistant", given)], "")
+        chars["u"] += judge_prompt_chars(template, [*turns, ("assistant", given)], "")
         if bench.reference_user_turn is not None:
-            chars["reference"] += _judge_prompt_chars(template, [*turns, ("assistant", given)],
+            chars["reference"] += judge_prompt_chars(template, [*turns, ("assistant", given)],
                                                       bench.reference_user_turn(doc))
     return Documents(n, True, f"loaded ({len(split)} in the data set)", chars, reached)
