@@ -136,3 +136,14 @@ def test_plan_command_prints_the_saved_answers_and_their_completions(model, fold
     assert (f"{saved.after_budget:,} completed after the saved run's token budget" in out
             and f"Completions: {saved.completions:,} generations" in out)
     assert f"at most {saved.largest:,} tokens each" in out and f"maximum length {MAX_LENGTH:,}" in out
+
+
+def test_a_wrapped_task_whose_data_cannot_load_is_refused_in_one_line(tmp_path):
+    from uta_tasks.apps.plan.documents import PlanError
+
+    missing = tmp_path / "missing.jsonl"
+    with pytest.raises(PlanError) as refused:
+        make_plan(["uta:gsm8k"], metadata={**NO_JUDGE, "gsm8k_data_files": str(missing)}, limit=2)
+    message = str(refused.value)
+    assert "\n" not in message and "lm-eval cannot build --tasks uta:gsm8k" in message
+    assert "missing.jsonl" in message and "_data_files" in message

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.apps.plan.documents import PlanError
+from uta_tasks.apps.plan.documents import PlanError, whole_sentences
 from uta_tasks.schema.probe import COMPLETION_AFTER_BUDGET, COMPLETION_AFTER_STOP, COMPLETION_AS_SAVED, ProbeSpec
 
 # --model_args keys that give the model's maximum length (hf: max_length, vllm: max_model_len)
@@ -167,8 +167,10 @@ def build(names: Sequence[str], metadata: Mapping[str, Any], flags: Flags) -> Bu
             instances = compat.requests_without_model(arguments, wanted) or []
         except (UTATaskError, ProbeError) as error:
             raise PlanError(f"the run will refuse it: {error}") from None
-        except (KeyError, ValueError) as error:  # lm-eval: a task it cannot find or build
-            raise PlanError(f"lm-eval cannot build --tasks {','.join(names)}: {error}") from None
+        except Exception as error:  # noqa: BLE001 - lm-eval: a task it cannot find, or data it cannot load
+            reason = whole_sentences(str(error)) if str(error).strip() else f"{type(error).__name__}."
+            raise PlanError(f"lm-eval cannot build --tasks {','.join(names)}: {reason} A task's data set can be given "
+                            "as local files: --metadata '{\"<task>_data_files\": \"/path/to/file.jsonl\"}'") from None
     decode = judging.judge_decoder()
     specs = tuple((i.task_name, int(i.doc_id), int(i.repeats or 1), ProbeSpec.from_dict(i.args[2], decode))
                   for i in instances)
