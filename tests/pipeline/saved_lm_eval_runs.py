@@ -64,6 +64,28 @@ def greedy_script(prompt: str, gen_kwargs: dict, words: int = 40, stop: str = "Q
     return whole[len(prefix):]
 
 
+def short_or_long(prompt: str, gen_kwargs: dict) -> str:
+    """:func:`greedy_script` with answers of 60 words on some documents and 6 on others (by the parity of
+    the question's length), none cut by gsm8k's stop strings, so that a small budget cuts some answers
+    and not others."""
+    question = prompt.rsplit(ASSISTANT, 1)[0].rsplit(USER, 1)[-1]
+    return greedy_script(prompt, gen_kwargs, words=60 if len(question) % 2 == 0 else 6, stop="Goal:")
+
+
+def fewshot_task_folder(folder: Path, name: str, budget: int) -> Path:
+    """A task of our own, as a user writes one: 3-shot arithmetic word problems on the gsm8k fixture,
+    stopping at ``Question:``, with a budget of ``budget`` tokens."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.yaml").write_text(
+        f"task: {name}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {GSM8K}\ntest_split: test\n"
+        "fewshot_split: test\noutput_type: generate_until\n"
+        "doc_to_text: \"Question: {{question}}\\nAnswer:\"\n"
+        "doc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"
+        f"num_fewshot: 3\ngeneration_kwargs:\n  until: [\"Question:\"]\n  max_gen_toks: {budget}\n  do_sample: false\n"
+        "metric_list:\n  - metric: exact_match\n    aggregation: mean\n    higher_is_better: true\n")
+    return folder
+
+
 class GreedyLM(ScriptedLM):
     """The scripted model as lm-eval's backends behave: responses cut at ``until`` and at
     ``max_gen_toks`` tokens, the chat template applied for ``--apply_chat_template``."""

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
-from saved_lm_eval_runs import ASSISTANT, GSM8K, TOKENIZER, USER, GreedyLM, greedy_script, save
+from saved_lm_eval_runs import GSM8K, TOKENIZER, GreedyLM, save, short_or_long
 
 from uta_tasks.apps.plan.built import Flags
 from uta_tasks.apps.plan.counts import make_plan
@@ -24,13 +24,6 @@ TASK = "uta_wrap_gsm8k"
 LIMIT = 4
 MAX_LENGTH = 4096
 MODEL_ARGS = {"pretrained": str(TOKENIZER), "max_length": MAX_LENGTH}
-
-
-def short_or_long(prompt: str, gen_kwargs: dict) -> str:
-    """The greedy reasoning model, with answers of 60 words on even documents and 6 on odd ones (by
-    the question's length), so that a budget of 64 tokens cuts some answers and not others."""
-    question = prompt.rsplit(ASSISTANT, 1)[0].rsplit(USER, 1)[-1]
-    return greedy_script(prompt, gen_kwargs, words=60 if len(question) % 2 == 0 else 6, stop="Goal:")
 
 
 @pytest.fixture()

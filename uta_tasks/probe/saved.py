@@ -33,6 +33,7 @@ from (it runs as the rendered-history ablation, :mod:`uta_tasks.runs.saved_answe
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +42,7 @@ from typing import Any, Protocol
 from uta_tasks.probe import budget
 from uta_tasks.probe.backend import Backend, temperature
 from uta_tasks.probe.role_switch import RoleSwitch
+from uta_tasks.schema.generation import is_greedy
 from uta_tasks.schema.probe import (
     COMPLETION_AFTER_BUDGET,
     COMPLETION_AFTER_STOP,
@@ -266,20 +268,38 @@ class Completed:
     completion_kwargs: dict[int, dict[str, Any]]
 
 
-def describe(plans: Sequence[Continuation]) -> str | None:
+def generations(completions: Sequence[tuple[str, dict[str, Any], int]]) -> list[int]:
+    """The budget of each completion the backend generates, as :class:`~uta_tasks.probe.backend.Backend`
+    merges them: identical greedy requests once, sampled ones every time.
+
+    Args:
+        completions: ``(prompt, gen_kwargs, times)`` per request (``times``: its repeats).
+    """
+    greedy: dict[str, int] = {}
+    sampled: list[int] = []
+    for prompt, kwargs, times in completions:
+        if is_greedy(kwargs):
+            greedy[json.dumps([prompt, kwargs], sort_keys=True)] = int(kwargs["max_gen_toks"])
+        else:
+            sampled += [int(kwargs["max_gen_toks"])] * times
+    return [*greedy.values(), *sampled]
+
+
+def describe(plans: Sequence[Continuation], budgets: Sequence[int]) -> str | None:
     """One line on the completions about to run (None when there are none): how many answers,
-    after what, and the most tokens each may add.
+    after what, the generations they take and the most tokens those may add.
 
     Args:
         plans: the continuation of each saved answer.
+        budgets: the budget of each completion the backend generates (greedy: identical requests once).
     """
     todo = [p for p in plans if p.budget > 0]
     if not todo:
         return None
     stop = sum(p.kind == COMPLETION_AFTER_STOP for p in todo)
     return (f"completing {len(todo)} of {len(plans)} saved answers ({stop} cut at a stop string, {len(todo) - stop} "
-            f"at the saved run's token budget), each up to the rest of the pass-1 budget a full run gives it, fitted "
-            f"to the model: at most {max(p.budget for p in todo):,} tokens, {sum(p.budget for p in todo):,} in all "
+            f"at the saved run's token budget) in {len(budgets)} generations, each up to the rest of the pass-1 budget "
+            f"a full run gives it, fitted to the model: at most {max(budgets):,} tokens each, {sum(budgets):,} in all "
             "(bound it with --gen_kwargs max_gen_toks=N: answers it cuts are flagged incomplete)")
 
 
@@ -314,11 +334,11 @@ def complete(backend: Backend, requests: Sequence[Request], tokenizer: Any,
         if plan.incomplete:
             ran_out.add(i)
     todo = {i: {**(fitted[i].gen_kwargs or {}), "max_gen_toks": p.budget} for i, p in plans.items() if p.budget > 0}
-    line = describe(list(plans.values()))
+    prompts = {i: requests[i].spec.saved.prompt + answers[i] for i in todo}  # type: ignore[union-attr]
+    line = describe(list(plans.values()), generations([(prompts[i], kwargs, 1) for i, kwargs in todo.items()]))
     if line:
         log.info("uta pass 1: %s", line)
-        outputs = backend.generate([(requests[i].spec.saved.prompt + answers[i], kwargs)  # type: ignore[union-attr]
-                                    for i, kwargs in todo.items()], name="completion")
+        outputs = backend.generate([(prompts[i], kwargs) for i, kwargs in todo.items()], name="completion")
         for (i, kwargs), text in zip(todo.items(), outputs, strict=True):
             answers[i] += text
             sources[i]["tokens_added"] = added = _tokens(tokenizer, text) if text else 0

@@ -19,7 +19,6 @@ the saved answer's tokens).
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -221,7 +220,6 @@ def _saved_plan(specs: Sequence[tuple[str, int, int, ProbeSpec]], kwargs: Sequen
     """Every saved answer through the probe's pass-1 checks and continuation, with the tokenizer alone."""
     from uta_tasks import lm_eval_compat as compat
     from uta_tasks.probe import budget, hook, saved, saved_precheck
-    from uta_tasks.schema.generation import is_greedy
 
     rows = [(spec, gen, repeats) for (_, _, repeats, spec), gen in zip(specs, kwargs, strict=True)
             if spec.saved is not None]
@@ -244,21 +242,15 @@ def _saved_plan(specs: Sequence[tuple[str, int, int, ProbeSpec]], kwargs: Sequen
     fit_of = {id(r): f for r, f in zip(kept, fitted, strict=True)}
     kinds: Counter[str] = Counter()
     incomplete = 0
-    greedy: dict[str, int] = {}  # the backend generates identical greedy requests once
-    sampled: list[int] = []
+    todo: list[tuple[str, dict[str, Any], int]] = []
     for request, (_, _, repeats) in zip(requests, rows, strict=True):
         plan = saved.continuation(request, tokenizer, fit_of.get(id(request)))
         kinds[plan.kind] += repeats
         incomplete += repeats if plan.incomplete else 0
-        if plan.budget <= 0:
-            continue
-        gen = {**request.assistant_kwargs, "max_gen_toks": plan.budget}
-        text = request.spec.saved.prompt + request.spec.saved.text  # type: ignore[union-attr]
-        if is_greedy(gen):
-            greedy[json.dumps([text, gen], sort_keys=True)] = plan.budget
-        else:
-            sampled += [plan.budget] * repeats
-    budgets = [*greedy.values(), *sampled]
+        if plan.budget > 0:
+            text = request.spec.saved.prompt + request.spec.saved.text  # type: ignore[union-attr]
+            todo.append((text, {**request.assistant_kwargs, "max_gen_toks": plan.budget}, repeats))
+    budgets = saved.generations(todo)
     return SavedPlan(files, sum(r for _, _, r in rows), kinds[COMPLETION_AS_SAVED], kinds[COMPLETION_AFTER_STOP],
                      kinds[COMPLETION_AFTER_BUDGET], incomplete, len(budgets), max(budgets, default=0),
                      sum(budgets), max_length, length_from)

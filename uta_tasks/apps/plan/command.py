@@ -142,8 +142,8 @@ def render(plan: Plan, price: Price | None, assumed: Assumed) -> str:
     out.append(_row(("total", sum(len(b.tasks) for b in plan.benchmarks), total_docs, plan.pass1, plan.pass2,
                      plan.judge_calls), widths))
     if plan.saved is not None:
-        out.append(f"(answers: generated; {plan.saved.answers:,} saved answers are read instead, and "
-                   f"{plan.saved.completions:,} of them completed: below)")
+        out.append(f"(answers: those generated; {plan.saved.answers:,} saved answers are read instead, with "
+                   f"{plan.saved.completions:,} completions: under \"Answers\")")
     out.append("")
     out.append("Tasks and documents:")
     for b in plan.benchmarks:
