@@ -1,4 +1,5 @@
-"""lm-eval log lines that do not apply to the uta tasks, said once in their own words.
+"""lm-eval's log, as the uta tasks use it: lm-eval log lines that do not apply to them, said once in
+their own words, and their own lines shown where lm-eval shows its own.
 
 lm-eval warns "... appears to be an instruct or chat variant but chat template is not
 applied" (``lm_eval.evaluator``, 0.4.13 and 0.5) whenever the model name contains "inst"
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+LM_EVAL_LOGGER = "lm_eval"
 EVALUATOR_LOGGER = "lm_eval.evaluator"
 CHAT_TEMPLATE_WARNING = "chat template is not applied"
 UTA_RENDERS_ITSELF = "the uta tasks render every prompt with the model's own chat template"
@@ -63,3 +65,25 @@ def explain_chat_template_warning(tasks: Sequence[str]) -> None:
     for old in [f for f in logger.filters if isinstance(f, ChatTemplateNote)]:
         logger.removeFilter(old)
     logger.addFilter(ChatTemplateNote(all(t.startswith("uta") for t in tasks)))
+
+
+def show_beside_lm_eval(name: str) -> None:
+    """Show the log lines of logger ``name`` (the probe's passes, its completions) where and at the
+    level lm-eval shows its own (idempotent).
+
+    lm-eval's command line gives its ``lm_eval`` logger a handler of its own and stops it from
+    propagating (``setup_logging``, 0.4.13 and 0.5); a line of another package's logger then reaches
+    no handler but Python's last resort, which prints warnings only. The logger gets lm-eval's
+    handlers and level, and still propagates (to pytest's, or an application's own handlers).
+    Nothing changes when lm-eval's logger has no handler (the Python API without its logging set up).
+
+    Args:
+        name: the logger, e.g. ``uta_tasks``.
+    """
+    theirs, ours = logging.getLogger(LM_EVAL_LOGGER), logging.getLogger(name)
+    added = [h for h in theirs.handlers if h not in ours.handlers]
+    if not theirs.handlers or (ours.handlers and not added):
+        return
+    for handler in added:
+        ours.addHandler(handler)
+    ours.setLevel(theirs.getEffectiveLevel())

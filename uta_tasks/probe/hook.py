@@ -328,6 +328,7 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
     """
     if not instances:
         return []
+    compat.show_beside_lm_eval(__name__.split(".")[0])  # the passes and completions in lm-eval's own log
     requests = resolve(lm, instances)
     backend = Backend(lm)
     tokenizer = _tokenizer(lm)
