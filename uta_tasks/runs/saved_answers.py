@@ -165,13 +165,13 @@ def _load_harness(found: saved_files.SavedFiles, shown: str, task: str,
         raise SavedRunError(f"{task}: {exc}") from None
     digest = hashlib.sha256(json.dumps(log.facts, sort_keys=True, default=str).encode())
     for line in log.lines:
-        digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.prompt_tokens, line.text,
-                                  line.gen_kwargs], sort_keys=True, default=str).encode())
+        digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.prompt_tokens, line.padded_tokens,
+                                  line.text, line.gen_kwargs], sort_keys=True, default=str).encode())
     source = {"path": shown, "hub": None, "samples": found.samples.name, "task": found.task, "model": log.model,
               "lm_eval_version": None, "config_digest": digest.hexdigest()[:16], "reasoning_stripped": False,
               "harness": log.kind, "harness_log": log.facts}
     answers = {line.doc_id: SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, {}, source, False,
-                                        line.messages, line.prompt_tokens) for line in log.lines}
+                                        line.messages, line.prompt_tokens, line.padded_tokens) for line in log.lines}
     if not answers:
         raise SavedRunError(f"{task}: {found.samples} holds no samples")
     sent = {line.doc_id: line.doc for line in log.lines}

@@ -13,7 +13,11 @@ extra is needed. Per row:
   string, or the chat messages of the endpoint backends, which the probe renders with the model's
   chat template); lighteval 0.13's transformers backend logs ``input`` empty and the token ids
   sent in ``input_tokens``, which the probe decodes with the model's tokenizer (special tokens
-  kept); the document's text is looked for in the prompt, else in lighteval's ``doc.query``;
+  kept). With ``batch_size`` above 1 those ids hold the batch's left padding in front of the
+  prompt (lighteval pads with its tokenizer's end-of-sequence token, which it makes the pad
+  token), and ``padded_tokens_count`` says how many: the probe leaves them out
+  (:mod:`uta_tasks.probe.saved_tokens`). The document's text is looked for in the prompt, else in
+  lighteval's ``doc.query``;
 - **the answer**: ``model_response.text[0]``, the raw generation (lighteval's reasoning-tag removal
   writes ``text_post_processed`` and leaves ``text`` whole);
 - **generation settings**: the results file of the same run (``results/<model>/results_<date>.json``)
@@ -86,6 +90,19 @@ def _rows(path: Path) -> list[dict[str, Any]]:
                               "--save-details writes") from None
 
 
+def _padding(where: str, response: Mapping[str, Any]) -> int | None:
+    """How many of the logged ``input_tokens`` are the batch's left padding: lighteval's
+    ``padded_tokens_count`` (its transformers backend pads a batch on the left to its longest
+    prompt and logs every row whole); None where it is not recorded (the endpoint backends log -1)."""
+    count = response.get("padded_tokens_count")
+    if count is None or (isinstance(count, int) and not isinstance(count, bool) and count < 0):
+        return None
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise HarnessLogError(f"{where}: model_response.padded_tokens_count is {json.dumps(count, default=str)}, "
+                              "not a count of tokens: not a details file lighteval wrote")
+    return count
+
+
 def _prompt(where: str, response: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]] | None, list[int] | None]:
     """The prompt sent: its text, or its messages, or (lighteval's transformers backend logs no
     ``input``) its token ids, which the probe decodes with the model's tokenizer."""
@@ -119,7 +136,7 @@ def _line(where: str, row: Mapping[str, Any], parameters: Mapping[str, Any], sta
               "max_gen_toks": parameters.get("max_new_tokens") or doc.get("generation_size"),
               "until": list(dict.fromkeys(until))}
     return SavedLine(doc_id, sent, prompt, texts[0], saved_harness.gen_kwargs(where, logged, stated), {}, False,
-                     messages, tokens)
+                     messages, tokens, _padding(where, response) if tokens is not None else None)
 
 
 def read(path: Path, results: Path | None, stated: Mapping[str, Any] | None) -> HarnessLog:

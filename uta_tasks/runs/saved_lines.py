@@ -45,6 +45,8 @@ class SavedLine:
             prompt (``prompt`` is then "" until the probe renders them with the model's template).
         prompt_tokens: the token ids sent, where the harness logged them instead of the prompt's
             text (``prompt`` is then "" until the probe decodes them with the model's tokenizer).
+        padded_tokens: how many of ``prompt_tokens`` are left padding, as the harness recorded it
+            (None: not recorded).
     """
 
     doc_id: int
@@ -56,6 +58,7 @@ class SavedLine:
     uta_record: bool
     messages: list[dict[str, Any]] | None = None
     prompt_tokens: list[int] | None = None
+    padded_tokens: int | None = None
 
 
 def _uta_record(line: Mapping[str, Any]) -> ProbeRecord | None:
