@@ -12,8 +12,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from harness_logs import LIGHTEVAL, LOGS, LOGS_A_SAMPLES_RUN, TASK, lighteval_rows, probe
+from harness_logs import INSPECT, LIGHTEVAL, LOGS, LOGS_A_SAMPLES_RUN, TASK, lighteval_rows, probe
 from pipeline_run import records
+from saved_lm_eval_runs import uta_eval_until_the_model
 
 from uta_tasks.probe.hook import ProbeError
 
@@ -86,3 +87,35 @@ def test_a_padding_count_the_ids_disagree_with_is_refused_in_one_line(ended, tok
         probe(ended, wrap, details, samples={TASK: [1]})
     message = _one_line_naming_the_task(str(refused.value))
     assert f"document 1 of the lighteval details {details}" in message and "batch_size=1" in message
+
+
+# ---- a damaged inspect log --------------------------------------------------------------
+
+
+def _damaged_inspect(tmp_path: Path, member: str = "samples/2_epoch_1.json") -> Path:
+    """The fixture's inspect log with one sample member cut in half, its zip index intact (every
+    member rewritten as inspect_ai writes them, zstd)."""
+    import zipfile
+
+    pytest.importorskip("inspect_ai.log", reason="the inspect extra (uta-tasks[inspect])")
+    import zipfile_zstd  # noqa: F401  (inspect_ai's own dependency: zipfile reads and writes zstd members)
+
+    damaged = tmp_path / INSPECT.name
+    with zipfile.ZipFile(INSPECT) as source, zipfile.ZipFile(damaged, "w") as copy:
+        for info in source.infolist():
+            data = source.read(info)
+            copy.writestr(info, data[: len(data) // 2] if info.filename == member else data,
+                          compress_type=info.compress_type)
+    return damaged
+
+
+def test_a_damaged_sample_of_an_inspect_log_is_refused_in_one_line_before_the_model(monkeypatch, capsys, wrap,
+                                                                                   tmp_path):
+    damaged = _damaged_inspect(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        uta_eval_until_the_model({"out": damaged, "wrap": wrap}, monkeypatch, TASK, 3)
+    message = capsys.readouterr().err.splitlines()[-1]
+    assert done.value.code == 2 and message.startswith(f"uta-eval: {TASK}: ")
+    assert f"{damaged}: its member samples/2_epoch_1.json, sample 2, cannot be read (" in message
+    assert "the log is damaged; run the inspect task again" in message
+    _one_line_naming_the_task(message)

@@ -55,6 +55,12 @@ def missing_library(path: Any, library: str, extra: str) -> HarnessLogError:
                            f'pip install "uta-tasks[{extra}]"')
 
 
+def reason(exc: BaseException) -> str:
+    """What a harness library's exception says, on one line (pydantic and pyarrow spread theirs
+    over several): its text with every run of whitespace made one space, else its type."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def _example(key: str, value: Any) -> str:
     return f"--metadata '{{\"{SETTING}\": {{\"{key}\": {json.dumps(value)}}}}}'"
 
