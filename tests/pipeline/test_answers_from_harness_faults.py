@@ -16,6 +16,7 @@ from harness_logs import INSPECT, LIGHTEVAL, LOGS, LOGS_A_SAMPLES_RUN, TASK, lig
 from pipeline_run import records
 from saved_lm_eval_runs import uta_eval_until_the_model
 
+from uta_tasks.lm_eval_task import UTATaskError
 from uta_tasks.probe.hook import ProbeError
 
 
@@ -119,3 +120,18 @@ def test_a_damaged_sample_of_an_inspect_log_is_refused_in_one_line_before_the_mo
     assert f"{damaged}: its member samples/2_epoch_1.json, sample 2, cannot be read (" in message
     assert "the log is damaged; run the inspect task again" in message
     _one_line_naming_the_task(message)
+
+
+# ---- a lighteval details file without a column the probe reads --------------------------------
+
+
+def test_a_lighteval_details_file_without_model_response_is_refused_naming_the_column(ended, wrap, tmp_path):
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(LIGHTEVAL).drop_columns(["model_response"])
+    details = _lighteval_copy(tmp_path, table.to_pylist(), table.schema)
+    with pytest.raises(UTATaskError) as refused:
+        probe(ended, wrap, details, samples={TASK: [1]})
+    message = _one_line_naming_the_task(str(refused.value))
+    assert message == (f"{TASK}: {details}: no model_response column (it holds doc, metric): not the details of a "
+                       "lighteval generative task; answers_from reads the parquet --save-details writes")

@@ -45,6 +45,8 @@ from uta_tasks.schema.probe import SAVED_LIGHTEVAL
 
 # lighteval's details file name: details_<task>_<date>, the date datetime.isoformat() with ':' as '-'
 _DETAILS = re.compile(r"^details_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.parquet$")
+#: the columns of a details file the probe reads: the document and what the model was sent and answered
+_COLUMNS = ("doc", "model_response")
 
 
 def details_name(path: Path) -> tuple[str, str] | None:
@@ -71,7 +73,7 @@ def _results(path: Path | None) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise HarnessLogError(f"{path}: not a readable lighteval results file ({exc})") from None
+        raise HarnessLogError(f"{path}: not a readable lighteval results file ({saved_harness.reason(exc)})") from None
     return data if isinstance(data, dict) else {}
 
 
@@ -81,13 +83,27 @@ def _object(data: Mapping[str, Any], key: str) -> dict[str, Any]:
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
+    """The details' ``doc`` and ``model_response`` columns, row by row; a file without them is refused
+    naming the missing column."""
     import pyarrow.parquet as pq
 
+    def unreadable(exc: Exception) -> HarnessLogError:
+        return HarnessLogError(f"{path}: not a lighteval details file ({saved_harness.reason(exc)}); answers_from "
+                               "reads the parquet --save-details writes")
+
     try:
-        return pq.read_table(path, columns=["doc", "model_response"]).to_pylist()
+        names = pq.read_schema(path).names
     except Exception as exc:  # pyarrow raises its own errors for a file that is not its parquet
-        raise HarnessLogError(f"{path}: not a lighteval details file ({exc}); answers_from reads the parquet "
-                              "--save-details writes") from None
+        raise unreadable(exc) from None
+    missing = [column for column in _COLUMNS if column not in names]
+    if missing:
+        raise HarnessLogError(f"{path}: no {' and no '.join(missing)} column (it holds {', '.join(names) or 'none'}): "
+                              "not the details of a lighteval generative task; answers_from reads the parquet "
+                              "--save-details writes")
+    try:
+        return pq.read_table(path, columns=list(_COLUMNS)).to_pylist()
+    except Exception as exc:  # as above
+        raise unreadable(exc) from None
 
 
 def _padding(where: str, response: Mapping[str, Any]) -> int | None:
