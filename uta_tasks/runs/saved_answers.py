@@ -102,7 +102,7 @@ class SavedTask:
         held = [i for i in sorted(self.answers) if saved_harness.holds_text(doc, str(self.docs.get(i) or ""))]
         if len(held) == 1:
             return self.answers[held[0]]
-        shown = repr(saved_harness.texts(doc)[0][:60])
+        shown = repr(saved_harness.texts(doc)[0])  # whole: the text the user must recognise
         if held:
             raise SavedRunError(f"{task}: document {doc_id} ({shown}) is in the prompts of {len(held)} samples of the "
                                 f"{self.kind} log {self.samples} (documents {held}); keep one run of each document")
@@ -160,7 +160,7 @@ def _load_harness(found: saved_files.SavedFiles, shown: str, task: str,
         else:
             log = saved_lighteval.read(found.samples, found.results, stated)
         if log.model is None:
-            raise saved_harness.refuse_unnamed_model(task, found.samples)
+            raise saved_harness.refuse_unnamed_model(found.samples)
     except saved_harness.HarnessLogError as exc:
         raise SavedRunError(f"{task}: {exc}") from None
     digest = hashlib.sha256(json.dumps(log.facts, sort_keys=True, default=str).encode())

@@ -113,6 +113,12 @@ def _refuse_empty(root: Path, answers_from: str | Path, where: str) -> None:
                           "and no results_<date>.json); give the --output_path of a run made with --log_samples")
 
 
+def _named(name: str, where: str) -> str:
+    """A task name in a message that starts with ``where``: the task itself is "this task" (a
+    message names its task once)."""
+    return "this task" if name == where else name
+
+
 def find(answers_from: str | Path, names: Sequence[str], where: str) -> SavedFiles:
     """The samples file of the first of ``names`` the saved run holds (the newest run holding it).
 
@@ -148,13 +154,14 @@ def find(answers_from: str | Path, names: Sequence[str], where: str) -> SavedFil
             continue
         folders = sorted({str(path.parent) for path, _ in held})
         if len(folders) > 1:
-            raise SavedFilesError(f"{where}: answers_from={answers_from} holds runs of {name} in {len(folders)} "
+            raise SavedFilesError(f"{where}: answers_from={answers_from} holds runs of {_named(name, where)} in {len(folders)} "
                                   f"folders ({', '.join(folders)}): point answers_from at one of them")
         path, date = max(held, key=lambda item: (item[1], item[0].name))
         return SavedFiles(path, _results_of(path, date), name, date)
     tasks = sorted({task for _, task, _ in every})
     raise SavedFilesError(f"{where}: answers_from={answers_from}: the run logged samples of {tasks}, not of "
-                          f"{' or '.join(names)}; point answers_from at a run of that task")
+                          f"{' or '.join(_named(name, where) for name in names)}; point answers_from at a run of that "
+                          "task")
 
 
 def every_task(answers_from: str | Path, where: str) -> list[SavedFiles]:

@@ -55,10 +55,11 @@ def missing_library(path: Any, library: str, extra: str) -> HarnessLogError:
                            f'pip install "uta-tasks[{extra}]"')
 
 
-def reason(exc: BaseException) -> str:
-    """What a harness library's exception says, on one line (pydantic and pyarrow spread theirs
-    over several): its text with every run of whitespace made one space, else its type."""
-    return " ".join(str(exc).split()) or type(exc).__name__
+def reason(said: object) -> str:
+    """What a harness library's exception (or an error it logged) says, whole, on one line (pydantic
+    and pyarrow spread theirs over several): every run of whitespace made one space; an exception
+    that says nothing, its type."""
+    return " ".join(str(said).split()) or type(said).__name__
 
 
 def _example(key: str, value: Any) -> str:
@@ -101,9 +102,9 @@ def model(logged: str | None, stated: Mapping[str, Any] | None) -> str | None:
     return str(said) if said else logged
 
 
-def refuse_unnamed_model(where: str, path: Any) -> HarnessLogError:
-    """The refusal of a log that names no model."""
-    return HarnessLogError(f"{where}: {path} does not name the model that wrote it; state it (as --model_args "
+def refuse_unnamed_model(path: Any) -> HarnessLogError:
+    """The refusal of a log that names no model (the reader's caller names the task)."""
+    return HarnessLogError(f"{path} does not name the model that wrote it; state it (as --model_args "
                            f"pretrained= names it) with {_example('model', '<org>/<model>')}")
 
 

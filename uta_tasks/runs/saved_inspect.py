@@ -99,7 +99,8 @@ def _answer(where: str, output: Any) -> tuple[str, bool]:
 
 def _line(where: str, sample: Any, stated: Mapping[str, Any] | None) -> tuple[SavedLine, bool]:
     if sample.error is not None:
-        raise HarnessLogError(f"{where}: the sample ended in an error ({str(sample.error.message)[:80]}); run it again")
+        raise HarnessLogError(f"{where}: the sample ended in an error ({saved_harness.reason(sample.error.message)}); "
+                              "run it again")
     calls = [event for event in sample.events if event.event == "model"]
     if len(calls) != 1:
         raise HarnessLogError(f"{where}: the sample called the model {len(calls)} times; answers_from reads samples "

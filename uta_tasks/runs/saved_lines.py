@@ -104,7 +104,7 @@ def _response(line: Mapping[str, Any], where: str, doc_id: int) -> str:
     first = resps[0] if isinstance(resps, list) else None
     if isinstance(first, list) and first and isinstance(first[0], str):
         return first[0]
-    raise SavedLineError(f"{where}: the response (resps) of document {doc_id} is {json.dumps(resps)[:60]}, not "
+    raise SavedLineError(f"{where}: the response (resps) of document {doc_id} is {json.dumps(resps, ensure_ascii=False)}, not "
                          "lm-eval's [[text]]: not a generation task's samples file")
 
 
@@ -137,7 +137,7 @@ def parse(line: Any, where: str, primary: str | None = None) -> SavedLine:
                              "arguments and resps): this is not an lm-eval --log_samples file")
     doc_id = line.get("doc_id")
     if isinstance(doc_id, bool) or not isinstance(doc_id, int):
-        raise SavedLineError(f"{where}: no whole-number doc_id ({json.dumps(doc_id)[:40]}): not an lm-eval sample")
+        raise SavedLineError(f"{where}: no whole-number doc_id ({json.dumps(doc_id, ensure_ascii=False)}): not an lm-eval sample")
     try:
         record = _uta_record(line)
     except (TypeError, ValueError) as exc:
