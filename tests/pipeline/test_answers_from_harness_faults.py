@@ -318,3 +318,19 @@ def test_every_refusal_of_the_readers_is_one_line_naming_its_task_once(tmp_path,
         _read(made(tmp_path), **kwargs)
     message = _one_line_naming_the_task(str(refused.value))
     assert message.startswith(f"{TASK}: ") and said in message, message
+
+
+# ---- what a refusal suggests stating -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("stated", "key"), [({}, "temperature"), ({"temperature": 1.0}, "max_gen_toks")])
+def test_a_setting_the_log_does_not_record_is_asked_for_as_the_run_used_it_never_as_a_value(stated, key):
+    """inspect_ai leaves both to the model's provider (its hf provider samples, at the model's own
+    temperature): a suggested value would be one the run never used."""
+    from uta_tasks.runs.saved_answers import SavedRunError
+
+    with pytest.raises(SavedRunError) as refused:
+        _read(INSPECT.parent / "inspect_gsm8k_defaults.eval", stated=stated)
+    message = _one_line_naming_the_task(str(refused.value))
+    assert f"does not record the {key} the answers were generated with" in message
+    assert f"""--metadata '{{"answers_from_settings": {{"{key}": <the {key} the run used>}}}}'""" in message
