@@ -151,3 +151,29 @@ def test_the_report_and_uta_summary_say_the_answers_came_from_a_saved_run(greedy
     assert err.count("answers read from a saved run") == 1  # the generated run says nothing of it
     page = build_report([probed, generated], tmp_path / "report").html.read_text()
     assert f"read from a saved run: {folders['out']} ({samples.name})" in page and "<td>generated</td>" in page
+
+
+def _before_0_4_7(line: dict) -> dict:
+    """A samples line as lm-eval 0.4.3 to 0.4.6 writes it (evaluator.py: doc_id, doc, target, arguments,
+    resps, filtered_resps, the three hashes and each metric's value under its bare name, one line per
+    filter in the order of the task's filter_list; no ``filter``, no ``metrics``)."""
+    return {key: value for key, value in line.items() if key not in ("filter", "metrics")}
+
+
+def test_the_scores_of_lm_eval_0_4_3_are_kept_under_their_filters(greedy, folders, caplog):
+    samples = _samples(save(_plain(greedy, folders), folders["out"]))
+    logged = [json.loads(line) for line in samples.read_text().splitlines()]
+    assert [s["filter"] for s in logged] == ["strict-match"] * LIMIT + ["flexible-extract"] * LIMIT
+    scored = {(s["doc_id"], f"exact_match_{s['filter']}"): s["exact_match"] for s in logged}
+    samples.write_text(_each(samples.read_text(), _before_0_4_7))
+    caplog.clear()
+    probed = _probe(greedy, folders, folders["out"])
+    for record in records(probed, TASK):
+        doc_id = record.answer_source["doc_id"]
+        assert record.answer_source["saved_scores"] == {name: v for (d, name), v in scored.items() if d == doc_id}
+    # the documented warning: where the probe's score of a document differs from the saved run's
+    differ = {(s["doc_id"], name) for s in probed["samples"][TASK] for (d, name), v in scored.items()
+              if d == s["doc_id"] and s[name] != v}
+    warned = {(int(m.split("document ")[1].split(":")[0]), m.split(": ")[2].split(" is ")[0])
+              for m in caplog.messages if "in the saved run" in m}
+    assert differ and warned == differ

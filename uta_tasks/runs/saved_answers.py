@@ -151,6 +151,18 @@ def _task_config(results: Mapping[str, Any], task: str) -> dict[str, Any]:
     return config if isinstance(config, dict) else {}
 
 
+def _filters(results: Mapping[str, Any], task: str) -> list[str] | None:
+    """The task's filters in the order lm-eval logs one line per filter (its configuration's
+    ``filter_list``; ``none`` without one), or None when the results file does not say."""
+    config = _task_config(results, task)
+    if not config:
+        return None
+    listed = config.get("filter_list") or []
+    if isinstance(listed, list) and all(isinstance(f, dict) and isinstance(f.get("name"), str) for f in listed):
+        return [f["name"] for f in listed] or ["none"]
+    return None
+
+
 def _load_harness(found: saved_files.SavedFiles, shown: str, task: str,
                   stated: Mapping[str, Any] | None) -> SavedTask:
     """The saved answers of an inspect_ai log or a lighteval details file."""
@@ -224,8 +236,8 @@ def load(path: str | Path, names: Sequence[str], task: str, stated: Mapping[str,
     except (ValueError, OSError) as exc:
         raise SavedRunError(f"{task}: {exc}; answers_from reads lm-eval --log_samples files") from None
     source["config_digest"] = digest.hexdigest()[:16]
-    for line in lines:
-        scores = line.scores
+    for line, told in zip(lines, saved_lines.told_scores(lines, _filters(results, found.task)), strict=True):
+        scores = {**line.scores, **told}
         if line.doc_id in answers:  # lm-eval 0.4 logs one line per filter: the same answer, more scores
             scores = {**answers[line.doc_id].scores, **scores}
         answers[line.doc_id] = SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, scores, source,
