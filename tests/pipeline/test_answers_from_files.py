@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
@@ -15,6 +16,7 @@ from saved_lm_eval_runs import (
     GSM8K,
     ModelCreated,
     save,
+    save_0_4_2,
     uta_eval_until_the_model,
 )
 
@@ -177,3 +179,48 @@ def test_the_scores_of_lm_eval_0_4_3_are_kept_under_their_filters(greedy, folder
     warned = {(int(m.split("document ")[1].split(":")[0]), m.split(": ")[2].split(" is ")[0])
               for m in caplog.messages if "in the saved run" in m}
     assert differ and warned == differ
+
+
+EARLY = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval_0_4_2"  # make_fixture.py there
+
+
+def test_an_lm_eval_0_4_2_run_is_read_from_its_results_json_and_its_array_of_samples():
+    from uta_tasks.runs import saved_answers
+
+    logged = json.loads((EARLY / "pretrained__scripted_gsm8k.jsonl").read_text())
+    saved = saved_answers.load(EARLY, [TASK, "gsm8k"], TASK)
+    assert saved.samples == EARLY / "pretrained__scripted_gsm8k.jsonl" and saved.task == "gsm8k"
+    assert saved.source["model"] == "scripted" and saved.source["lm_eval_version"] is None
+    assert sorted(saved.answers) == [0, 1, 2]
+    for sample in logged[:LIMIT]:  # the array holds each document twice: strict-match, then flexible-extract
+        answer = saved.answers[sample["doc_id"]]
+        assert (answer.prompt, answer.text) == (sample["arguments"][0][0], sample["resps"][0][0])
+        assert answer.gen_kwargs == sample["arguments"][0][1]
+        assert answer.scores == {f"exact_match_{f}": s["exact_match"] for f, s in
+                                 zip(["strict-match", "flexible-extract"],
+                                     [s for s in logged if s["doc_id"] == sample["doc_id"]], strict=True)}
+    assert saved_answers.run_files(EARLY) == [EARLY / "results.json", EARLY / "pretrained__scripted_gsm8k.jsonl"]
+    alone = saved_answers.load(EARLY / "pretrained__scripted_gsm8k.jsonl", [TASK, "gsm8k"], TASK)  # the file named
+    assert {i: (a.prompt, a.text, a.scores) for i, a in alone.answers.items()} == {
+        i: (a.prompt, a.text, a.scores) for i, a in saved.answers.items()}
+
+
+def test_an_lm_eval_0_4_2_run_is_refused_for_its_missing_chat_template_not_for_log_samples(greedy, folders,
+                                                                                         monkeypatch, capsys):
+    """lm-eval 0.4.2 had no --apply_chat_template: its gsm8k prompts are plain, which the role switch cannot use."""
+    folders["out"] = EARLY
+    with pytest.raises(SystemExit) as done:
+        uta_eval_until_the_model(folders, monkeypatch, TASK, LIMIT)
+    message = capsys.readouterr().err.splitlines()[-1]
+    assert done.value.code == 2 and "--apply_chat_template" in message and "--log_samples" not in message
+
+
+def test_an_lm_eval_0_4_2_run_whose_prompts_carry_the_chat_template_is_probed(greedy, folders):
+    """The same answers saved in 0.4.2's layout and in today's are the same pass 1, and the same scores."""
+    plain = _plain(greedy, folders)
+    today = records(_probe(greedy, folders, save(plain, folders["out"])), TASK)
+    early = records(_probe(greedy, folders, save_0_4_2(plain, folders["out"].parent / "early")), TASK)
+    for a, b in zip(early, today, strict=True):
+        assert (a.pass1_prompt, a.a, a.u) == (b.pass1_prompt, b.a, b.u)
+        assert a.answer_source["saved_scores"] == b.answer_source["saved_scores"] != {}
+        assert a.answer_source["samples"] == "pretrained__scripted_gsm8k.jsonl"

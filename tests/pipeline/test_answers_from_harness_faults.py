@@ -245,6 +245,8 @@ REFUSALS: dict[str, tuple[Callable[[Path], Path | str], dict, str]] = {
                      "samples of ['arc_easy'], not of this task or gsm8k"),
     "runs-in-two-folders": (_two_folders, {}, "holds runs of gsm8k in 2 folders"),
     "two-harness-logs": (_two_logs, {}, "holds 2 inspect_ai or lighteval logs"),
+    "lm-eval-0.4.2-without-samples": (lambda tmp: _file(tmp, "results.json", json.dumps(_results() | {"configs": {}}))
+                                      .parent, {}, "the lm-eval 0.4.0 to 0.4.2 run"),
     "not-json": (lambda tmp: _lm_eval_run(tmp, ["{oops"], _results()), {}, "is not valid JSON"),
     "not-an-object": (lambda tmp: _lm_eval_run(tmp, ["[1]"], _results()), {}, "a JSON list, not an lm-eval sample"),
     "doc-id": (lambda tmp: _lm_eval_run(tmp, [_sample(doc_id=LONG)], _results()), {}, json.dumps(LONG)),

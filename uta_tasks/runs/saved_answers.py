@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,6 +151,20 @@ def _task_config(results: Mapping[str, Any], task: str) -> dict[str, Any]:
     return config if isinstance(config, dict) else {}
 
 
+def _samples(found: saved_files.SavedFiles) -> Iterator[tuple[str, Any]]:
+    """Each sample of a samples file, with where it is for messages: a line of a JSON Lines file, or
+    an element of the one JSON array lm-eval 0.4.0 to 0.4.2 write."""
+    if not found.array:
+        yield from read_jsonl(found.samples)
+        return
+    data = read_json(found.samples)
+    if not isinstance(data, list):
+        raise ValueError(f"{found.samples} is a JSON {type(data).__name__}, not the array of samples lm-eval 0.4.0 to "
+                         "0.4.2 write")
+    for number, sample in enumerate(data, start=1):
+        yield f"{found.samples} (sample {number} of its array)", sample
+
+
 def _filters(results: Mapping[str, Any], task: str) -> list[str] | None:
     """The task's filters in the order lm-eval logs one line per filter (its configuration's
     ``filter_list``; ``none`` without one), or None when the results file does not say."""
@@ -226,7 +240,7 @@ def load(path: str | Path, names: Sequence[str], task: str, stated: Mapping[str,
               "reasoning_stripped": stripped}
     lines: list[saved_lines.SavedLine] = []
     try:
-        for where, raw in read_jsonl(found.samples):
+        for where, raw in _samples(found):
             line = saved_lines.parse(raw, where, primary)
             lines.append(line)
             digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.text, line.gen_kwargs], sort_keys=True,
