@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from harness_logs import LOGS_A_SAMPLES_RUN
 from pipeline_run import NO_JUDGE, evaluate, records
 from saved_lm_eval_runs import (
     GSM8K,
@@ -224,3 +225,19 @@ def test_an_lm_eval_0_4_2_run_whose_prompts_carry_the_chat_template_is_probed(gr
         assert (a.pass1_prompt, a.a, a.u) == (b.pass1_prompt, b.a, b.u)
         assert a.answer_source["saved_scores"] == b.answer_source["saved_scores"] != {}
         assert a.answer_source["samples"] == "pretrained__scripted_gsm8k.jsonl"
+
+
+@LOGS_A_SAMPLES_RUN
+def test_a_samples_run_is_probed_with_the_same_samples(greedy, folders):
+    """lm-eval 0.4's --samples hands a task the documents it picks numbered 0, 1, ..., and logs them under
+    their own ids: the probe's documents 0 and 1 are the saved run's 1 and 2."""
+    picked = [1, 2]
+    kwargs = {"apply_chat_template": True, "num_fewshot": 0, "gen_kwargs": GEN}
+    saved = save(evaluate(greedy, ["gsm8k"], include=(folders["plain"],), samples={"gsm8k": picked}, **kwargs),
+                 folders["out"])
+    assert sorted({json.loads(line)["doc_id"] for line in _samples(saved).read_text().splitlines()}) == picked
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(folders["out"])}
+    probed = evaluate(greedy, [TASK], metadata=meta, include=(folders["wrap"],), samples={TASK: picked}, gen_kwargs=GEN)
+    for record, sample in zip(records(probed, TASK), probed["samples"][TASK], strict=True):
+        assert record.answer_source["doc_id"] == sample["doc_id"] and sample["doc_id"] in picked
+        assert sample["doc"]["question"] in record.pass1_prompt

@@ -130,7 +130,7 @@ def test_a_lighteval_details_file_is_pass_1_with_the_prompt_as_sent(ended, token
     whole = [1, 2]  # SmolLM2 ran into the 256 tokens on document 3 (below)
     probed = _probe(ended, wrap, LIGHTEVAL, samples={TASK: whole})
     for record, sample, doc_id in zip(records(probed, TASK), probed["samples"][TASK], whole, strict=True):
-        row = rows[doc_id]  # lm-eval numbers the documents --samples picks 0, 1, ...: matched by their text
+        row = rows[doc_id]  # lm-eval 0.4 hands the task the picked documents numbered 0, 1, ...: matched by text
         assert sample["doc"]["question"] in row["doc"]["query"]
         sent = tokenizer.decode(row["model_response"]["input_tokens"], skip_special_tokens=False)
         assert record.pass1_prompt == sent

@@ -23,6 +23,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -78,25 +79,40 @@ class SavedTask:
         """
         if self.kind != SAVED_LM_EVAL and saved_harness.texts(doc):
             return self._by_text(task, doc_id, doc)
+        saved = self.docs.get(doc_id)
+        if doc_id in self.answers and (self.kind != SAVED_LM_EVAL or saved is None or _plain(saved) == _plain(dict(doc))):
+            return self.answers[doc_id]
+        # lm-eval 0.4's --samples hands the task the documents it picks numbered 0, 1, ... and logs them under
+        # their own ids (3, 7, ...): the probe's document is then the one saved document equal to it
+        same = self._doc_ids.get(_key(doc), []) if self.kind == SAVED_LM_EVAL else []
+        if len(same) == 1:
+            return self.answers[same[0]]
         if doc_id not in self.answers:
             have = sorted(self.answers)
             raise SavedRunError(
                 f"{task}: document {doc_id} is not in the saved run {self.samples} (it holds {len(have)} documents, "
                 f"ids {have[0] if have else '-'}..{have[-1] if have else '-'}); run the probe with the saved run's "
-                "--limit and data files, or save a run of every document"
+                "--limit (or --samples) and data files, or save a run of every document"
             )
-        saved = self.docs.get(doc_id)
-        if self.kind == SAVED_LM_EVAL and saved is not None and _plain(saved) != _plain(dict(doc)):
-            raise SavedRunError(
-                f"{task}: document {doc_id} of the saved run {self.samples} is another document than the probe's "
-                "(another data set, split or data files); point the probe at the same data (<task>_data_files)"
-            )
-        return self.answers[doc_id]
+        raise SavedRunError(
+            f"{task}: document {doc_id} of the saved run {self.samples} is another document than the probe's "
+            "(another data set, split or data files); point the probe at the same data (<task>_data_files)"
+        )
+
+    @cached_property
+    def _doc_ids(self) -> dict[str, list[int]]:
+        """The saved documents' ids by their content (an lm-eval run's), to find the probe's document
+        where its number is not the saved run's."""
+        ids: dict[str, list[int]] = {}
+        for doc_id, saved in self.docs.items():
+            if saved is not None:
+                ids.setdefault(_key(saved), []).append(doc_id)
+        return ids
 
     def _by_text(self, task: str, doc_id: int, doc: Mapping[str, Any]) -> SavedAnswer:
         """Another harness's answer of a document: the sample of its number whose prompt holds the
-        document's text, else the one sample whose prompt does (a shuffled draw, lm-eval's
-        ``--samples``, which numbers the documents it picks 0, 1, ...)."""
+        document's text, else the one sample whose prompt does (a shuffled draw; lm-eval 0.4's
+        ``--samples``, which hands the task the documents it picks numbered 0, 1, ...)."""
         if doc_id in self.answers and saved_harness.holds_text(doc, str(self.docs.get(doc_id) or "")):
             return self.answers[doc_id]
         held = [i for i in sorted(self.answers) if saved_harness.holds_text(doc, str(self.docs.get(i) or ""))]
@@ -115,6 +131,11 @@ class SavedTask:
 
 def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def _key(doc: Any) -> str:
+    """A document's content as one text: equal for documents :func:`_plain` makes equal."""
+    return json.dumps(_plain(dict(doc) if isinstance(doc, Mapping) else doc), sort_keys=True)
 
 
 def run_files(path: str | Path) -> list[Path]:

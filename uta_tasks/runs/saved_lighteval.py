@@ -7,8 +7,9 @@ extra is needed. Per row:
 
 - **the document**: ``doc.id``, lighteval's index of the document in its evaluation split, is the
   probe's ``doc_id`` (lighteval draws ``--max-samples`` documents at random, seed 42: probe those
-  with lm-eval's ``--samples``, which numbers them 0, 1, ...: the probe then finds each document's
-  sample by its text, :meth:`uta_tasks.runs.saved_answers.SavedTask.answer`);
+  with lm-eval's ``--samples``; lm-eval 0.4 hands the task the documents it picks numbered 0, 1, ...
+  (its samples file logs their own ids), so the probe finds each document's sample by its text,
+  :meth:`uta_tasks.runs.saved_answers.SavedTask.answer`);
 - **pass 1**: the prompt as sent: ``model_response.input`` where the backend logs it (a rendered
   string, or the chat messages of the endpoint backends, which the probe renders with the model's
   chat template); lighteval 0.13's transformers backend logs ``input`` empty and the token ids
