@@ -316,6 +316,8 @@ def _read(answers_from: Path | str, stated: dict | None = None, doc_id: int = 0,
 def test_every_refusal_of_the_readers_is_one_line_naming_its_task_once(tmp_path, case):
     from uta_tasks.runs.saved_answers import SavedRunError
 
+    if case.startswith("inspect-"):
+        pytest.importorskip("inspect_ai.log", reason="the inspect extra (uta-tasks[inspect])")
     made, kwargs, said = REFUSALS[case]
     with pytest.raises(SavedRunError) as refused:
         _read(made(tmp_path), **kwargs)
@@ -332,6 +334,7 @@ def test_a_setting_the_log_does_not_record_is_asked_for_as_the_run_used_it_never
     temperature): a suggested value would be one the run never used."""
     from uta_tasks.runs.saved_answers import SavedRunError
 
+    pytest.importorskip("inspect_ai.log", reason="the inspect extra (uta-tasks[inspect])")
     with pytest.raises(SavedRunError) as refused:
         _read(INSPECT.parent / "inspect_gsm8k_defaults.eval", stated=stated)
     message = _one_line_naming_the_task(str(refused.value))
