@@ -44,6 +44,26 @@ def greedy(tokenizer: Any) -> Any:
 
 
 @pytest.fixture()
+def ended(tokenizer: Any) -> Any:
+    """The ``answers_from`` tests on other harnesses' logs: a model that had ended every saved answer
+    (a continuation adds nothing) and asks a user turn."""
+    from harness_logs import ended_script
+    from saved_lm_eval_runs import GreedyLM
+
+    return GreedyLM(tokenizer, ended_script)
+
+
+@pytest.fixture()
+def wrap(tmp_path: Path) -> Path:
+    """``uta:gsm8k``'s task folder."""
+    from uta_tasks.wrap.check import plan
+    from uta_tasks.wrap.yamls import write
+
+    write(tmp_path / "wrap", plan(["gsm8k"]), {})
+    return tmp_path / "wrap"
+
+
+@pytest.fixture()
 def folders(tmp_path: Path) -> dict[str, Path]:
     """``answers_from`` tests: lm-eval's own gsm8k on the fixture (``plain``), ``uta:gsm8k``'s task
     folder (``wrap``) and where the saved run goes (``out``)."""

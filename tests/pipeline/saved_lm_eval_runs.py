@@ -131,6 +131,44 @@ def save(results: dict, out: Path, model_args: str = "pretrained=scripted") -> P
     return folder
 
 
+#: the keys of lm-eval 0.4.2's results.json (evaluator.py's results_dict, simple_evaluate's config, git_hash and
+#: date, logging_utils.add_env_info)
+RESULTS_0_4_2 = ("results", "groups", "group_subtasks", "configs", "versions", "n-shot", "config", "git_hash", "date",
+                 "pretty_env_info", "transformers_version", "upper_git_hash")
+#: the keys of one of its samples besides the metrics' values (evaluator.py: one sample per document and filter)
+SAMPLE_0_4_2 = ("doc_id", "doc", "target", "arguments", "resps", "filtered_resps")
+
+
+def save_0_4_2(results: dict, out: Path, model_args: str = "pretrained=scripted") -> Path:
+    """Write a run as ``lm_eval --output_path out --log_samples`` of lm-eval 0.4.0 to 0.4.2 does (their
+    __main__.py): ``out/results.json`` and, per task of ``configs``, ``<model_args>_<task>.jsonl`` with
+    every ``/`` and ``=`` of ``model_args`` made ``__``, holding the task's samples as ONE JSON array
+    (``indent=2``), each with 0.4.2's keys (``arguments`` as ``[[prompt, gen_kwargs]]``) and its metrics'
+    values. Returns ``out``.
+
+    Args:
+        results: ``simple_evaluate``'s results of the installed lm-eval, samples logged.
+        out: the ``--output_path`` folder.
+        model_args: the run's ``--model_args``.
+    """
+    import re
+
+    results = json.loads(json.dumps(results, default=str))
+    samples = results.pop("samples")
+    results["config"] = {"model": "hf", "model_args": model_args, "batch_size": 1, "batch_sizes": [], "device": None,
+                         "use_cache": None, "limit": results["config"].get("limit"), "bootstrap_iters": 100000,
+                         "gen_kwargs": results["config"].get("gen_kwargs")}
+    out.mkdir(parents=True, exist_ok=True)
+    kept = {key: results[key] for key in RESULTS_0_4_2 if key in results}
+    (out / "results.json").write_text(json.dumps(kept, indent=2, ensure_ascii=False), encoding="utf-8")
+    for task in kept["configs"]:
+        logged = [{key: value for key, value in sample.items()
+                   if key in SAMPLE_0_4_2 or key in (sample.get("metrics") or [])} for sample in samples[task]]
+        name = f"{re.sub('/|=', '__', model_args)}_{task}.jsonl"
+        (out / name).write_text(json.dumps(logged, indent=2, ensure_ascii=False), encoding="utf-8")
+    return out
+
+
 TOKENIZER = Path(__file__).resolve().parents[1] / "fixtures" / "tokenizers" / "smollm2"
 
 

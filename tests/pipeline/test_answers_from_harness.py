@@ -14,62 +14,23 @@ import shutil
 from pathlib import Path
 
 import pytest
-from pipeline_run import NO_JUDGE, evaluate, records
-from saved_lm_eval_runs import ASSISTANT, END, GSM8K, USER, GreedyLM, ModelCreated, uta_eval_until_the_model
+from harness_logs import (
+    INSPECT,
+    INSPECT_DEFAULTS,
+    LIGHTEVAL,
+    LOGS,
+    LOGS_A_SAMPLES_RUN,
+    MODEL,
+    TASK,
+    lighteval_rows,
+)
+from harness_logs import probe as _probe
+from pipeline_run import records
+from saved_lm_eval_runs import END, GSM8K, USER, ModelCreated, uta_eval_until_the_model
 
-from uta_tasks.lm_eval_compat.version import IS_05
 from uta_tasks.lm_eval_task import UTATaskError
-from uta_tasks.wrap.check import plan
-from uta_tasks.wrap.yamls import write
-
-LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "harness_logs"
-INSPECT, INSPECT_DEFAULTS = LOGS / "inspect_gsm8k.eval", LOGS / "inspect_gsm8k_defaults.eval"
-(LIGHTEVAL,) = (LOGS / "lighteval" / "details").rglob("details_*.parquet")
-TASK = "uta_wrap_gsm8k"
-GEN = {"max_gen_toks": 200}
-MODEL = "smollm2-135m-instruct"  # the served alias the inspect log names, the folder lighteval loaded
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="the inspect extra (uta-tasks[inspect])")
-
-
-def ended_script(prompt: str, gen_kwargs: dict) -> str:
-    """A model that had ended every saved answer (a continuation adds nothing) and asks a user turn."""
-    if prompt.endswith(USER):
-        shown = prompt.rsplit(ASSISTANT, 1)[1].split(END, 1)[0]
-        return f"Why {shown[-10:]!r}?"
-    assert not prompt.endswith(ASSISTANT), "pass 1 was generated instead of read from the log"
-    return ""
-
-
-@pytest.fixture()
-def ended(tokenizer):
-    return GreedyLM(tokenizer, ended_script)
-
-
-@pytest.fixture()
-def wrap(tmp_path):
-    write(tmp_path / "wrap", plan(["gsm8k"]), {})
-    return tmp_path / "wrap"
-
-
-# lm-eval 0.5.0.dev1 numbers a --samples run's requests by the documents' own numbers, then looks
-# each up again as a position in the --samples list when it logs them (evaluator_utils
-# build_samples: indices[doc_id]): a run of documents 1 and 2 fails there with IndexError, for
-# any task. The tests below log such runs; on 0.4.13 they run.
-LOGS_A_SAMPLES_RUN = pytest.mark.skipif(IS_05, reason="lm-eval 0.5.0.dev1 cannot log a --samples run of documents "
-                                        "other than 0..k-1 (evaluator_utils: indices[doc_id])")
-
-
-def _probe(lm, wrap, answers_from, limit=3, samples=None, gen_kwargs=GEN, **meta) -> dict:
-    metadata = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": str(answers_from), **meta}
-    return evaluate(lm, [TASK], metadata=metadata, include=(wrap,), limit=None if samples else limit,
-                    samples=samples, gen_kwargs=gen_kwargs)
-
-
-def _lighteval_rows(path: Path) -> dict[int, dict]:
-    import pyarrow.parquet as pq
-
-    return {int(row["doc"]["id"]): row for row in pq.read_table(path).to_pylist()}
 
 
 def _inspect_samples(path: Path) -> dict[int, object]:
@@ -163,12 +124,12 @@ def test_an_inspect_log_without_the_inspect_extra_names_its_install(ended, wrap,
 
 @LOGS_A_SAMPLES_RUN
 def test_a_lighteval_details_file_is_pass_1_with_the_prompt_as_sent(ended, tokenizer, wrap):
-    rows = _lighteval_rows(LIGHTEVAL)  # lighteval drew 3 documents at random (seed 42): 1, 2 and 3
+    rows = lighteval_rows(LIGHTEVAL)  # lighteval drew 3 documents at random (seed 42): 1, 2 and 3
     assert sorted(rows) == [1, 2, 3]
     whole = [1, 2]  # SmolLM2 ran into the 256 tokens on document 3 (below)
     probed = _probe(ended, wrap, LIGHTEVAL, samples={TASK: whole})
     for record, sample, doc_id in zip(records(probed, TASK), probed["samples"][TASK], whole, strict=True):
-        row = rows[doc_id]  # lm-eval numbers the documents --samples picks 0, 1, ...: matched by their text
+        row = rows[doc_id]  # lm-eval 0.4 hands the task the picked documents numbered 0, 1, ...: matched by text
         assert sample["doc"]["question"] in row["doc"]["query"]
         sent = tokenizer.decode(row["model_response"]["input_tokens"], skip_special_tokens=False)
         assert record.pass1_prompt == sent
@@ -209,7 +170,7 @@ def test_a_lighteval_details_file_without_its_results_is_refused_naming_the_sett
         _probe(ended, wrap, alone, samples={TASK: [1]}, answers_from_settings={"temperature": 0.0})
     probed = _probe(ended, wrap, alone, samples={TASK: [1]}, answers_from_settings={"temperature": 0.0,
                                                                                    "model": MODEL})
-    assert records(probed, TASK)[0].a == _lighteval_rows(LIGHTEVAL)[1]["model_response"]["text"][0]
+    assert records(probed, TASK)[0].a == lighteval_rows(LIGHTEVAL)[1]["model_response"]["text"][0]
 
 
 @LOGS_A_SAMPLES_RUN

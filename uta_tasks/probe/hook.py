@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from uta_tasks import lm_eval_compat as compat
-from uta_tasks.probe import budget, judging, reasoning, role_switch, saved, scale_out, turns
+from uta_tasks.probe import budget, judging, reasoning, role_switch, saved, saved_tokens, scale_out, turns
 from uta_tasks.probe.backend import Backend
 from uta_tasks.probe.generation import split_gen_kwargs
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec
@@ -118,7 +118,10 @@ def resolve_one(spec: ProbeSpec, gen_kwargs: dict, tokenizer: Any, template_args
     if spec.saved is not None and spec.saved.messages is not None:  # a harness that logged the messages sent
         spec = replace(spec, saved=replace(spec.saved, prompt=switch.assistant_prompt(spec.saved.messages)))
     if spec.saved is not None and spec.saved.prompt_tokens is not None:  # a harness that logged the tokens sent
-        sent = tokenizer.decode(spec.saved.prompt_tokens, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        try:
+            sent = saved_tokens.decode(spec.task, spec.saved, tokenizer)
+        except saved_tokens.SavedTokensError as exc:
+            raise ProbeError(str(exc)) from None
         spec = replace(spec, saved=replace(spec.saved, prompt=sent))
     request = Request(spec, switch, assistant, user, defaults)
     if spec.saved is not None:

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -81,31 +82,46 @@ class SavedTask:
         """
         if self.kind != SAVED_LM_EVAL and saved_harness.texts(doc):
             return self._by_text(task, doc_id, doc)
+        saved = self.docs.get(doc_id)
+        if doc_id in self.answers and (self.kind != SAVED_LM_EVAL or saved is None or _plain(saved) == _plain(dict(doc))):
+            return self.answers[doc_id]
+        # lm-eval 0.4's --samples hands the task the documents it picks numbered 0, 1, ... and logs them under
+        # their own ids (3, 7, ...): the probe's document is then the one saved document equal to it
+        same = self._doc_ids.get(_key(doc), []) if self.kind == SAVED_LM_EVAL else []
+        if len(same) == 1:
+            return self.answers[same[0]]
         if doc_id not in self.answers:
             have = sorted(self.answers)
             raise SavedRunError(
                 f"{task}: document {doc_id} is not in the saved run {self.samples} (it holds {len(have)} documents, "
                 f"ids {have[0] if have else '-'}..{have[-1] if have else '-'}); run the probe with the saved run's "
-                "--limit and data files, or save a run of every document"
+                "--limit (or --samples) and data files, or save a run of every document"
             )
-        saved = self.docs.get(doc_id)
-        if self.kind == SAVED_LM_EVAL and saved is not None and _plain(saved) != _plain(dict(doc)):
-            raise SavedRunError(
-                f"{task}: document {doc_id} of the saved run {self.samples} is another document than the probe's "
-                "(another data set, split or data files); point the probe at the same data (<task>_data_files)"
-            )
-        return self.answers[doc_id]
+        raise SavedRunError(
+            f"{task}: document {doc_id} of the saved run {self.samples} is another document than the probe's "
+            "(another data set, split or data files); point the probe at the same data (<task>_data_files)"
+        )
+
+    @cached_property
+    def _doc_ids(self) -> dict[str, list[int]]:
+        """The saved documents' ids by their content (an lm-eval run's), to find the probe's document
+        where its number is not the saved run's."""
+        ids: dict[str, list[int]] = {}
+        for doc_id, saved in self.docs.items():
+            if saved is not None:
+                ids.setdefault(_key(saved), []).append(doc_id)
+        return ids
 
     def _by_text(self, task: str, doc_id: int, doc: Mapping[str, Any]) -> SavedAnswer:
         """Another harness's answer of a document: the sample of its number whose prompt holds the
-        document's text, else the one sample whose prompt does (a shuffled draw, lm-eval's
-        ``--samples``, which numbers the documents it picks 0, 1, ...)."""
+        document's text, else the one sample whose prompt does (a shuffled draw; lm-eval 0.4's
+        ``--samples``, which hands the task the documents it picks numbered 0, 1, ...)."""
         if doc_id in self.answers and saved_harness.holds_text(doc, str(self.docs.get(doc_id) or "")):
             return self.answers[doc_id]
         held = [i for i in sorted(self.answers) if saved_harness.holds_text(doc, str(self.docs.get(i) or ""))]
         if len(held) == 1:
             return self.answers[held[0]]
-        shown = repr(saved_harness.texts(doc)[0][:60])
+        shown = repr(saved_harness.texts(doc)[0])  # whole: the text the user must recognise
         if held:
             raise SavedRunError(f"{task}: document {doc_id} ({shown}) is in the prompts of {len(held)} samples of the "
                                 f"{self.kind} log {self.samples} (documents {held}); keep one run of each document")
@@ -118,6 +134,11 @@ class SavedTask:
 
 def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def _key(doc: Any) -> str:
+    """A document's content as one text: equal for documents :func:`_plain` makes equal."""
+    return json.dumps(_plain(dict(doc) if isinstance(doc, Mapping) else doc), sort_keys=True)
 
 
 def run_files(path: str | Path) -> list[Path]:
@@ -162,6 +183,32 @@ def _num_fewshot(results: Mapping[str, Any], task: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _samples(found: saved_files.SavedFiles) -> Iterator[tuple[str, Any]]:
+    """Each sample of a samples file, with where it is for messages: a line of a JSON Lines file, or
+    an element of the one JSON array lm-eval 0.4.0 to 0.4.2 write."""
+    if not found.array:
+        yield from read_jsonl(found.samples)
+        return
+    data = read_json(found.samples)
+    if not isinstance(data, list):
+        raise ValueError(f"{found.samples} is a JSON {type(data).__name__}, not the array of samples lm-eval 0.4.0 to "
+                         "0.4.2 write")
+    for number, sample in enumerate(data, start=1):
+        yield f"{found.samples} (sample {number} of its array)", sample
+
+
+def _filters(results: Mapping[str, Any], task: str) -> list[str] | None:
+    """The task's filters in the order lm-eval logs one line per filter (its configuration's
+    ``filter_list``; ``none`` without one), or None when the results file does not say."""
+    config = _task_config(results, task)
+    if not config:
+        return None
+    listed = config.get("filter_list") or []
+    if isinstance(listed, list) and all(isinstance(f, dict) and isinstance(f.get("name"), str) for f in listed):
+        return [f["name"] for f in listed] or ["none"]
+    return None
+
+
 def _load_harness(found: saved_files.SavedFiles, shown: str, task: str,
                   stated: Mapping[str, Any] | None) -> SavedTask:
     """The saved answers of an inspect_ai log or a lighteval details file."""
@@ -171,18 +218,18 @@ def _load_harness(found: saved_files.SavedFiles, shown: str, task: str,
         else:
             log = saved_lighteval.read(found.samples, found.results, stated)
         if log.model is None:
-            raise saved_harness.refuse_unnamed_model(task, found.samples)
+            raise saved_harness.refuse_unnamed_model(found.samples)
     except saved_harness.HarnessLogError as exc:
         raise SavedRunError(f"{task}: {exc}") from None
     digest = hashlib.sha256(json.dumps(log.facts, sort_keys=True, default=str).encode())
     for line in log.lines:
-        digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.prompt_tokens, line.text,
-                                  line.gen_kwargs], sort_keys=True, default=str).encode())
+        digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.prompt_tokens, line.padded_tokens,
+                                  line.text, line.gen_kwargs], sort_keys=True, default=str).encode())
     source = {"path": shown, "hub": None, "samples": found.samples.name, "task": found.task, "model": log.model,
               "lm_eval_version": None, "config_digest": digest.hexdigest()[:16], "reasoning_stripped": False,
               "harness": log.kind, "harness_log": log.facts}
     answers = {line.doc_id: SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, {}, source, False,
-                                        line.messages, line.prompt_tokens) for line in log.lines}
+                                        line.messages, line.prompt_tokens, line.padded_tokens) for line in log.lines}
     if not answers:
         raise SavedRunError(f"{task}: {found.samples} holds no samples")
     sent = {line.doc_id: line.doc for line in log.lines}
@@ -225,7 +272,7 @@ def load(path: str | Path, names: Sequence[str], task: str, stated: Mapping[str,
               "reasoning_stripped": stripped}
     lines: list[saved_lines.SavedLine] = []
     try:
-        for where, raw in read_jsonl(found.samples):
+        for where, raw in _samples(found):
             line = saved_lines.parse(raw, where, primary)
             lines.append(line)
             digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.text, line.gen_kwargs], sort_keys=True,
@@ -235,8 +282,8 @@ def load(path: str | Path, names: Sequence[str], task: str, stated: Mapping[str,
     except (ValueError, OSError) as exc:
         raise SavedRunError(f"{task}: {exc}; answers_from reads lm-eval --log_samples files") from None
     source["config_digest"] = digest.hexdigest()[:16]
-    for line in lines:
-        scores = line.scores
+    for line, told in zip(lines, saved_lines.told_scores(lines, _filters(results, found.task)), strict=True):
+        scores = {**line.scores, **told}
         if line.doc_id in answers:  # lm-eval 0.4 logs one line per filter: the same answer, more scores
             scores = {**answers[line.doc_id].scores, **scores}
         answers[line.doc_id] = SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, scores, source,

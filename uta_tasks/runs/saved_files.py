@@ -7,6 +7,12 @@ several runs side by side. A run is the files of one ``<date>``; the task's answ
 the newest run that holds the task, whatever other runs came later, and its results file is the
 one of the same date (none is fine: the samples hold the prompts and responses).
 
+lm-eval 0.4.0 to 0.4.2 wrote another layout (their ``__main__``): ``results.json`` in the
+``--output_path`` folder and, for each task of its ``configs``, ``<model_args>_<task>.jsonl`` beside
+it (``--model_args`` with every ``/`` and ``=`` made ``__``) holding ONE JSON array of the task's
+samples (``indent=2``), not a line per sample. Its run is dated by the results' ``date`` (the start
+time, a Unix timestamp), written as lm-eval's later ``<date>``.
+
 Other harnesses' logs are found by their own names: an inspect_ai log (``*.eval``, or its
 ``.json`` form) and a lighteval details file (``details_<task>_<date>.parquet`` under
 ``details/<model>/<date>/``, its results file ``results/<model>/results_<date>.json``). Their task
@@ -17,14 +23,20 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from uta_tasks.runs import saved_inspect, saved_lighteval
 from uta_tasks.runs.folder import SAMPLES_NAME
+from uta_tasks.runs.jsonio import read_json
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import SAVED_INSPECT, SAVED_LIGHTEVAL, SAVED_LM_EVAL, SavedKind
+
+#: the results file of an lm-eval 0.4.0 to 0.4.2 run (their DEFAULT_RESULTS_FILE)
+EARLY_RESULTS = "results.json"
 
 
 class SavedFilesError(ValueError):
@@ -41,6 +53,8 @@ class SavedFiles:
         task: the saved run's name of the task.
         date: the run's ``<date>``.
         kind: the harness that wrote it (lm-eval, inspect_ai, lighteval).
+        array: the samples file is one JSON array of samples (lm-eval 0.4.0 to 0.4.2), not a line per
+            sample.
     """
 
     samples: Path
@@ -48,6 +62,7 @@ class SavedFiles:
     task: str
     date: str
     kind: SavedKind = SAVED_LM_EVAL
+    array: bool = False
 
 
 def _exists(root: Path, where: str) -> None:
@@ -72,14 +87,34 @@ def _results_of(samples: Path, date: str) -> Path | None:
     return results if results.is_file() else None
 
 
-def _all_samples(root: Path) -> list[tuple[Path, str, str]]:
-    """Every lm-eval samples file under ``root``: ``(path, task, date)``."""
+def _early_runs(results: Path, where: str) -> list[SavedFiles]:
+    """The samples files of an lm-eval 0.4.0 to 0.4.2 run, one per task its ``results.json`` names
+    that has one beside it; none when the file is not such a run's results."""
+    try:
+        data = read_json(results)
+    except ValueError as exc:
+        raise SavedFilesError(f"{where}: {exc}") from None
+    config = data.get("config") if isinstance(data, dict) else None
+    configs = data.get("configs") if isinstance(data, dict) else None
+    if not isinstance(config, dict) or not isinstance(configs, dict) or "model_args" not in config:
+        return []
+    prefix = re.sub("/|=", "__", str(config["model_args"] or ""))
+    started = data.get("date")
+    date = (datetime.fromtimestamp(started).isoformat().replace(":", "-")
+            if isinstance(started, (int, float)) and not isinstance(started, bool) else "")
+    named = [(task, results.with_name(f"{prefix}_{task}.jsonl")) for task in sorted(configs)]
+    return [SavedFiles(path, results, task, date, array=True) for task, path in named if path.is_file()]
+
+
+def _all_samples(root: Path, where: str) -> list[SavedFiles]:
+    """Every lm-eval samples file under ``root``, with its task, date and results file (lm-eval
+    0.4.0 to 0.4.2's included)."""
     found = []
     for path in sorted(root.rglob(f"{output.SAMPLES_PREFIX}*")):
         match = SAMPLES_NAME.match(path.name)
         if match is not None:
-            found.append((path, match["task"], match["date"]))
-    return found
+            found.append(SavedFiles(path, _results_of(path, match["date"]), match["task"], match["date"]))
+    return found + [run for results in sorted(root.rglob(EARLY_RESULTS)) for run in _early_runs(results, where)]
 
 
 def _harness_log(path: Path) -> SavedFiles | None:
@@ -109,8 +144,20 @@ def _refuse_empty(root: Path, answers_from: str | Path, where: str) -> None:
         raise SavedFilesError(
             f"{where}: answers_from={answers_from}: the run {results[-1].name} has no samples files; run it again "
             "with --log_samples (the probe needs every document's prompt and response)")
+    early = sorted(root.rglob(EARLY_RESULTS))
+    if early:
+        raise SavedFilesError(
+            f"{where}: answers_from={answers_from}: the lm-eval 0.4.0 to 0.4.2 run {early[-1]} has no samples file "
+            "(<model_args>_<task>.jsonl, --model_args with / and = made __, beside it); run it again with "
+            "--log_samples (the probe needs every document's prompt and response)")
     raise SavedFilesError(f"{where}: answers_from={answers_from} holds no lm-eval run (no samples_<task>_<date>.jsonl "
                           "and no results_<date>.json); give the --output_path of a run made with --log_samples")
+
+
+def _named(name: str, where: str) -> str:
+    """A task name in a message that starts with ``where``: the task itself is "this task" (a
+    message names its task once)."""
+    return "this task" if name == where else name
 
 
 def find(answers_from: str | Path, names: Sequence[str], where: str) -> SavedFiles:
@@ -128,6 +175,10 @@ def find(answers_from: str | Path, names: Sequence[str], where: str) -> SavedFil
         match = SAMPLES_NAME.match(root.name)
         if match is not None:
             return SavedFiles(root, _results_of(root, match["date"]), match["task"], match["date"])
+        early = root.with_name(EARLY_RESULTS)
+        run = next((run for run in (_early_runs(early, where) if early.is_file() else []) if run.samples == root), None)
+        if run is not None:
+            return run
         log = _harness_log(root)
         if log is None:
             raise SavedFilesError(f"{where}: answers_from={answers_from}: not an lm-eval samples_<task>_<date>.jsonl "
@@ -136,25 +187,25 @@ def find(answers_from: str | Path, names: Sequence[str], where: str) -> SavedFil
         return log
     if not root.is_dir():
         raise SavedFilesError(f"{where}: answers_from={answers_from} is neither a file nor a folder")
-    every = _all_samples(root)
+    every = _all_samples(root, where)
     if not every:
         log = _harness_logs(root, answers_from, where)
         if log is not None:
             return log
         _refuse_empty(root, answers_from, where)
     for name in names:
-        held = [(path, date) for path, task, date in every if task == name]
+        held = [run for run in every if run.task == name]
         if not held:
             continue
-        folders = sorted({str(path.parent) for path, _ in held})
+        folders = sorted({str(run.samples.parent) for run in held})
         if len(folders) > 1:
-            raise SavedFilesError(f"{where}: answers_from={answers_from} holds runs of {name} in {len(folders)} "
+            raise SavedFilesError(f"{where}: answers_from={answers_from} holds runs of {_named(name, where)} in {len(folders)} "
                                   f"folders ({', '.join(folders)}): point answers_from at one of them")
-        path, date = max(held, key=lambda item: (item[1], item[0].name))
-        return SavedFiles(path, _results_of(path, date), name, date)
-    tasks = sorted({task for _, task, _ in every})
+        return max(held, key=lambda run: (run.date, run.samples.name))
+    tasks = sorted({run.task for run in every})
     raise SavedFilesError(f"{where}: answers_from={answers_from}: the run logged samples of {tasks}, not of "
-                          f"{' or '.join(names)}; point answers_from at a run of that task")
+                          f"{' or '.join(_named(name, where) for name in names)}; point answers_from at a run of that "
+                          "task")
 
 
 def every_task(answers_from: str | Path, where: str) -> list[SavedFiles]:
@@ -169,7 +220,7 @@ def every_task(answers_from: str | Path, where: str) -> list[SavedFiles]:
     _exists(root, where)
     if root.is_file():
         return [find(root, (), where)]
-    every = _all_samples(root)
+    every = _all_samples(root, where)
     if not every:
         return [find(root, (), where)]  # one harness log, or the refusal of a folder without any
-    return [find(root, [task], where) for task in sorted({task for _, task, _ in every})]
+    return [find(root, [task], where) for task in sorted({run.task for run in every})]

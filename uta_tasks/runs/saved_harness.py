@@ -55,8 +55,17 @@ def missing_library(path: Any, library: str, extra: str) -> HarnessLogError:
                            f'pip install "uta-tasks[{extra}]"')
 
 
-def _example(key: str, value: Any) -> str:
-    return f"--metadata '{{\"{SETTING}\": {{\"{key}\": {json.dumps(value)}}}}}'"
+def reason(said: object) -> str:
+    """What a harness library's exception (or an error it logged) says, whole, on one line (pydantic
+    and pyarrow spread theirs over several): every run of whitespace made one space; an exception
+    that says nothing, its type."""
+    return " ".join(str(said).split()) or type(said).__name__
+
+
+def _example(key: str, value: str) -> str:
+    """The ``--metadata`` that states ``key``: ``value`` as JSON text (a placeholder the user fills in
+    where nothing the log holds implies the value)."""
+    return f"--metadata '{{\"{SETTING}\": {{\"{key}\": {value}}}}}'"
 
 
 def gen_kwargs(where: str, logged: Mapping[str, Any], stated: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -72,14 +81,14 @@ def gen_kwargs(where: str, logged: Mapping[str, Any], stated: Mapping[str, Any] 
         HarnessLogError: a setting neither recorded nor stated, or stated otherwise than recorded.
     """
     stated = stated or {}
-    examples = {"temperature": 0, "max_gen_toks": 1024, "until": []}
     out: dict[str, Any] = {}
     for key in GEN_KEYS:
         have, said = logged.get(key), stated.get(key)
-        if have is None and said is None:
+        if have is None and said is None:  # the provider's default, which no log records: never suggest a value
             raise HarnessLogError(
                 f"{where}: the log does not record the {key} the answers were generated with (the harness left it "
-                f"to the model's provider); state what the saved run used with {_example(key, examples[key])}")
+                f"to the model's provider, whose default the log does not say); state the {key} the saved run used "
+                f"with {_example(key, f'<the {key} the run used>')}")
         if have is not None and said is not None and said != have:
             raise HarnessLogError(f"{where}: {SETTING} states {key}={json.dumps(said)}, but the log records "
                                   f"{json.dumps(have)}; leave {key} out of {SETTING}")
@@ -95,10 +104,10 @@ def model(logged: str | None, stated: Mapping[str, Any] | None) -> str | None:
     return str(said) if said else logged
 
 
-def refuse_unnamed_model(where: str, path: Any) -> HarnessLogError:
-    """The refusal of a log that names no model."""
-    return HarnessLogError(f"{where}: {path} does not name the model that wrote it; state it (as --model_args "
-                           f"pretrained= names it) with {_example('model', '<org>/<model>')}")
+def refuse_unnamed_model(path: Any) -> HarnessLogError:
+    """The refusal of a log that names no model (the reader's caller names the task)."""
+    return HarnessLogError(f"{path} does not name the model that wrote it; state it (as --model_args "
+                           f"pretrained= names it) with {_example('model', json.dumps('<org>/<model>'))}")
 
 
 def texts(doc: Mapping[str, Any]) -> list[str]:

@@ -1,7 +1,8 @@
 """An inspect_ai eval log read as saved answers (``answers_from`` a ``.eval`` or ``.json`` log).
 
-Read through inspect_ai's own reader (``read_eval_log_samples``, the optional extra
-``uta-tasks[inspect]``). Per sample of the first epoch:
+Read through inspect_ai's own reader (``read_eval_log_sample``, one sample at a time as its
+``read_eval_log_samples`` reads them, so that a damaged sample is refused naming it; the optional
+extra ``uta-tasks[inspect]``). Per sample of the first epoch:
 
 - **the document**: inspect numbers the samples of a dataset without ids 1, 2, ... in dataset
   order, so sample ``k`` is document ``k - 1`` of the probe's data. A sample id that is not such a
@@ -25,7 +26,7 @@ Read through inspect_ai's own reader (``read_eval_log_samples``, the optional ex
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,8 @@ def _answer(where: str, output: Any) -> tuple[str, bool]:
 
 def _line(where: str, sample: Any, stated: Mapping[str, Any] | None) -> tuple[SavedLine, bool]:
     if sample.error is not None:
-        raise HarnessLogError(f"{where}: the sample ended in an error ({str(sample.error.message)[:80]}); run it again")
+        raise HarnessLogError(f"{where}: the sample ended in an error ({saved_harness.reason(sample.error.message)}); "
+                              "run it again")
     calls = [event for event in sample.events if event.event == "model"]
     if len(calls) != 1:
         raise HarnessLogError(f"{where}: the sample called the model {len(calls)} times; answers_from reads samples "
@@ -115,6 +117,25 @@ def _line(where: str, sample: Any, stated: Mapping[str, Any] | None) -> tuple[Sa
     return line, joined
 
 
+def _samples(path: Path, ids: list[Any]) -> Iterator[Any]:
+    """The log's samples of the first epoch (the probe takes one answer per document), read one at
+    a time as inspect_ai's ``read_eval_log_samples`` reads them, so that a damaged one is named:
+    the sample, and in a ``.eval`` log its member. A sample the log does not hold (a run that
+    stopped early) is left out; its document is refused when the probe asks for it."""
+    from inspect_ai.log import read_eval_log_sample
+
+    for sample_id in ids:
+        try:
+            yield read_eval_log_sample(str(path), id=sample_id, epoch=1, resolve_attachments=True)
+        except IndexError:
+            continue
+        except Exception as exc:  # inspect raises what its zip and JSON readers and its pydantic models raise
+            member = f"its member samples/{sample_id}_epoch_1.json, " if path.suffix == ".eval" else ""
+            raise HarnessLogError(f"{path}: {member}sample {json.dumps(sample_id)}, cannot be read "
+                                  f"({saved_harness.reason(exc)}): the log is damaged; run the inspect task again, or "
+                                  "point answers_from at an undamaged copy of the log") from None
+
+
 def read(path: Path, stated: Mapping[str, Any] | None) -> HarnessLog:
     """Read an inspect_ai log's samples of the first epoch.
 
@@ -126,21 +147,23 @@ def read(path: Path, stated: Mapping[str, Any] | None) -> HarnessLog:
         HarnessLogError: inspect_ai is not installed, or a sample cannot give its document an answer.
     """
     try:
-        from inspect_ai.log import read_eval_log, read_eval_log_samples
+        from inspect_ai.log import read_eval_log
     except ImportError:
         raise saved_harness.missing_library(path, "inspect_ai", "inspect") from None
     try:
         header = read_eval_log(str(path), header_only=True)
     except Exception as exc:  # inspect raises what its zip and JSON readers raise
-        raise HarnessLogError(f"answers_from={path}: not a readable inspect_ai log ({exc})") from None
+        raise HarnessLogError(f"answers_from={path}: not a readable inspect_ai log "
+                              f"({saved_harness.reason(exc)})") from None
     if header.eval.dataset.shuffled:
         raise HarnessLogError(f"answers_from={path}: the inspect task shuffled its dataset, so its sample numbers are "
                               "not the documents' order; run it again without shuffling")
+    if header.eval.dataset.sample_ids is None:
+        raise HarnessLogError(f"answers_from={path}: the log does not list its sample ids; read it and write it again "
+                              "with inspect_ai (read_eval_log, write_eval_log), which adds them")
     lines: list[SavedLine] = []
     joined = 0
-    for sample in read_eval_log_samples(str(path), all_samples_required=False, resolve_attachments=True):
-        if sample.epoch != 1:
-            continue  # the probe takes one answer per document: the first epoch's
+    for sample in _samples(path, header.eval.dataset.sample_ids):
         line, was_joined = _line(f"{path} (sample {sample.id})", sample, stated)
         lines.append(line)
         joined += was_joined

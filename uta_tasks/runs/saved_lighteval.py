@@ -7,13 +7,18 @@ extra is needed. Per row:
 
 - **the document**: ``doc.id``, lighteval's index of the document in its evaluation split, is the
   probe's ``doc_id`` (lighteval draws ``--max-samples`` documents at random, seed 42: probe those
-  with lm-eval's ``--samples``, which numbers them 0, 1, ...: the probe then finds each document's
-  sample by its text, :meth:`uta_tasks.runs.saved_answers.SavedTask.answer`);
+  with lm-eval's ``--samples``; lm-eval 0.4 hands the task the documents it picks numbered 0, 1, ...
+  (its samples file logs their own ids), so the probe finds each document's sample by its text,
+  :meth:`uta_tasks.runs.saved_answers.SavedTask.answer`);
 - **pass 1**: the prompt as sent: ``model_response.input`` where the backend logs it (a rendered
   string, or the chat messages of the endpoint backends, which the probe renders with the model's
   chat template); lighteval 0.13's transformers backend logs ``input`` empty and the token ids
   sent in ``input_tokens``, which the probe decodes with the model's tokenizer (special tokens
-  kept); the document's text is looked for in the prompt, else in lighteval's ``doc.query``;
+  kept). With ``batch_size`` above 1 those ids hold the batch's left padding in front of the
+  prompt (lighteval pads with its tokenizer's end-of-sequence token, which it makes the pad
+  token), and ``padded_tokens_count`` says how many: the probe leaves them out
+  (:mod:`uta_tasks.probe.saved_tokens`). The document's text is looked for in the prompt, else in
+  lighteval's ``doc.query``;
 - **the answer**: ``model_response.text[0]``, the raw generation (lighteval's reasoning-tag removal
   writes ``text_post_processed`` and leaves ``text`` whole);
 - **generation settings**: the results file of the same run (``results/<model>/results_<date>.json``)
@@ -41,6 +46,8 @@ from uta_tasks.schema.probe import SAVED_LIGHTEVAL
 
 # lighteval's details file name: details_<task>_<date>, the date datetime.isoformat() with ':' as '-'
 _DETAILS = re.compile(r"^details_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.parquet$")
+#: the columns of a details file the probe reads: the document and what the model was sent and answered
+_COLUMNS = ("doc", "model_response")
 
 
 def details_name(path: Path) -> tuple[str, str] | None:
@@ -67,7 +74,7 @@ def _results(path: Path | None) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise HarnessLogError(f"{path}: not a readable lighteval results file ({exc})") from None
+        raise HarnessLogError(f"{path}: not a readable lighteval results file ({saved_harness.reason(exc)})") from None
     return data if isinstance(data, dict) else {}
 
 
@@ -77,13 +84,40 @@ def _object(data: Mapping[str, Any], key: str) -> dict[str, Any]:
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
+    """The details' ``doc`` and ``model_response`` columns, row by row; a file without them is refused
+    naming the missing column."""
     import pyarrow.parquet as pq
 
+    def unreadable(exc: Exception) -> HarnessLogError:
+        return HarnessLogError(f"{path}: not a lighteval details file ({saved_harness.reason(exc)}); answers_from "
+                               "reads the parquet --save-details writes")
+
     try:
-        return pq.read_table(path, columns=["doc", "model_response"]).to_pylist()
+        names = pq.read_schema(path).names
     except Exception as exc:  # pyarrow raises its own errors for a file that is not its parquet
-        raise HarnessLogError(f"{path}: not a lighteval details file ({exc}); answers_from reads the parquet "
-                              "--save-details writes") from None
+        raise unreadable(exc) from None
+    missing = [column for column in _COLUMNS if column not in names]
+    if missing:
+        raise HarnessLogError(f"{path}: no {' and no '.join(missing)} column (it holds {', '.join(names) or 'none'}): "
+                              "not the details of a lighteval generative task; answers_from reads the parquet "
+                              "--save-details writes")
+    try:
+        return pq.read_table(path, columns=list(_COLUMNS)).to_pylist()
+    except Exception as exc:  # as above
+        raise unreadable(exc) from None
+
+
+def _padding(where: str, response: Mapping[str, Any]) -> int | None:
+    """How many of the logged ``input_tokens`` are the batch's left padding: lighteval's
+    ``padded_tokens_count`` (its transformers backend pads a batch on the left to its longest
+    prompt and logs every row whole); None where it is not recorded (the endpoint backends log -1)."""
+    count = response.get("padded_tokens_count")
+    if count is None or (isinstance(count, int) and not isinstance(count, bool) and count < 0):
+        return None
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise HarnessLogError(f"{where}: model_response.padded_tokens_count is {json.dumps(count, default=str)}, "
+                              "not a count of tokens: not a details file lighteval wrote")
+    return count
 
 
 def _prompt(where: str, response: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]] | None, list[int] | None]:
@@ -119,7 +153,7 @@ def _line(where: str, row: Mapping[str, Any], parameters: Mapping[str, Any], sta
               "max_gen_toks": parameters.get("max_new_tokens") or doc.get("generation_size"),
               "until": list(dict.fromkeys(until))}
     return SavedLine(doc_id, sent, prompt, texts[0], saved_harness.gen_kwargs(where, logged, stated), {}, False,
-                     messages, tokens)
+                     messages, tokens, _padding(where, response) if tokens is not None else None)
 
 
 def read(path: Path, results: Path | None, stated: Mapping[str, Any] | None) -> HarnessLog:

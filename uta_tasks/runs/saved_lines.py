@@ -5,8 +5,11 @@ is refused naming its file and line, never read half-way:
 
 - a line of lm-eval's ``--log_samples`` (0.4.x and 0.5 write the same keys): ``doc_id``, ``doc``,
   ``arguments`` (the prompt and its generation settings; ``{"gen_args_0": {"arg_0": prompt,
-  "arg_1": gen_kwargs}}`` since 0.4.3, ``[[prompt, gen_kwargs]]`` before), ``resps`` (the raw
-  responses, ``[[text]]``), ``filter``, ``metrics`` and each metric's value;
+  "arg_1": gen_kwargs}}`` in the files of 0.4.3 and later, ``[[prompt, gen_kwargs]]`` before), ``resps``
+  (the raw responses, ``[[text]]``), ``filter``, ``metrics`` and each metric's value. lm-eval before
+  0.4.7 writes neither ``filter`` nor ``metrics``: one line per filter of the task, in the order of its
+  ``filter_list``, each metric's value under the metric's bare name (``exact_match``); such a line's
+  scores are kept in ``bare_scores`` until the reader of the whole file tells its filter;
 - a line of an earlier uta run: it holds the probe record (:func:`uta_tasks.runs.samples.logged_records`), whose
   ``pass1_prompt`` and ``a`` (the whole turn) are pass 1.
 """
@@ -14,7 +17,8 @@ is refused naming its file and line, never read half-way:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +27,9 @@ from uta_tasks.schema.probe import ProbeRecord
 
 # lm-eval's sample keys: the request's arguments and the raw responses (before any filter).
 _ARGUMENTS, _RAW_RESPS = "arguments", "resps"
+#: every key lm-eval (0.4.0 to 0.5) writes in a samples line besides the metrics' values
+_SAMPLE_KEYS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
+                          "doc_hash", "prompt_hash", "target_hash"})
 
 
 class SavedLineError(ValueError):
@@ -45,6 +52,11 @@ class SavedLine:
             prompt (``prompt`` is then "" until the probe renders them with the model's template).
         prompt_tokens: the token ids sent, where the harness logged them instead of the prompt's
             text (``prompt`` is then "" until the probe decodes them with the model's tokenizer).
+        padded_tokens: how many of ``prompt_tokens`` are left padding, as the harness recorded it
+            (None: not recorded).
+        bare_scores: a line that does not name its filter (lm-eval before 0.4.7): its metrics' values
+            by their bare names, keyed as ``scores`` are once its filter is told (:func:`told_scores`);
+            None for a line that names it.
     """
 
     doc_id: int
@@ -56,6 +68,8 @@ class SavedLine:
     uta_record: bool
     messages: list[dict[str, Any]] | None = None
     prompt_tokens: list[int] | None = None
+    padded_tokens: int | None = None
+    bare_scores: dict[str, Any] | None = None
 
 
 def _uta_record(line: Mapping[str, Any]) -> ProbeRecord | None:
@@ -101,20 +115,63 @@ def _response(line: Mapping[str, Any], where: str, doc_id: int) -> str:
     first = resps[0] if isinstance(resps, list) else None
     if isinstance(first, list) and first and isinstance(first[0], str):
         return first[0]
-    raise SavedLineError(f"{where}: the response (resps) of document {doc_id} is {json.dumps(resps)[:60]}, not "
+    raise SavedLineError(f"{where}: the response (resps) of document {doc_id} is {json.dumps(resps, ensure_ascii=False)}, not "
                          "lm-eval's [[text]]: not a generation task's samples file")
 
 
+def keyed(values: Mapping[str, Any], filter_name: str | None) -> dict[str, Any]:
+    """Per-document scores keyed as the probe's metrics are: ``<metric>_<filter>`` (the metric alone
+    under lm-eval's filter ``none``).
+
+    Args:
+        values: metric -> value, as one samples line logs them.
+        filter_name: the line's filter.
+    """
+    return {(metric if filter_name in (None, "none") else f"{metric}_{filter_name}").replace(",", "_"): value
+            for metric, value in values.items()}
+
+
 def _scores(line: Mapping[str, Any], primary: str | None) -> dict[str, Any]:
-    filter_name = line.get("filter")
-    out = {}
     metrics = line.get("metrics")
-    for metric in metrics if isinstance(metrics, list) else []:
-        if isinstance(metric, str) and metric in line:
-            name = metric if filter_name in (None, "none") else f"{metric}_{filter_name}"
-            out[name.replace(",", "_")] = line[metric]
+    named = [m for m in metrics if isinstance(m, str) and m in line] if isinstance(metrics, list) else []
+    out = keyed({metric: line[metric] for metric in named}, line.get("filter"))
     if primary and primary in line:
         out[primary] = line[primary]
+    return out
+
+
+def _bare_scores(line: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The metrics' values of a line of lm-eval before 0.4.7 (no ``filter``, no ``metrics``): every
+    key but lm-eval's own; None for a line that names its filter."""
+    if "filter" in line or "metrics" in line:
+        return None
+    return {key: value for key, value in line.items() if key not in _SAMPLE_KEYS}
+
+
+def told_scores(lines: Sequence[SavedLine], filters: Sequence[str] | None) -> list[dict[str, Any]]:
+    """The scores of each line that does not name its filter, keyed by the filter its place tells:
+    lm-eval before 0.4.7 logs one line per filter of the task for each document, filter by filter in
+    the order of the task's ``filter_list`` (its results file's ``configs``), so a document's k-th
+    line is of the k-th filter. Where that cannot be told (no filter list, or a document with
+    another number of lines than filters) no such line keeps scores ({}); a line that names its
+    filter gets {} here too (its ``scores`` are keyed already).
+
+    Args:
+        lines: the samples file's lines, in its order.
+        filters: the task's filters in order (None: not known).
+    """
+    bare = [line for line in lines if line.bare_scores is not None]
+    counts = Counter(line.doc_id for line in bare)
+    if not filters or any(count != len(filters) for count in counts.values()):
+        return [{} for _ in lines]
+    seen: Counter[int] = Counter()
+    out: list[dict[str, Any]] = []
+    for line in lines:
+        if line.bare_scores is None:
+            out.append({})
+            continue
+        out.append(keyed(line.bare_scores, filters[seen[line.doc_id]]))
+        seen[line.doc_id] += 1
     return out
 
 
@@ -134,7 +191,7 @@ def parse(line: Any, where: str, primary: str | None = None) -> SavedLine:
                              "arguments and resps): this is not an lm-eval --log_samples file")
     doc_id = line.get("doc_id")
     if isinstance(doc_id, bool) or not isinstance(doc_id, int):
-        raise SavedLineError(f"{where}: no whole-number doc_id ({json.dumps(doc_id)[:40]}): not an lm-eval sample")
+        raise SavedLineError(f"{where}: no whole-number doc_id ({json.dumps(doc_id, ensure_ascii=False)}): not an lm-eval sample")
     try:
         record = _uta_record(line)
     except (TypeError, ValueError) as exc:
@@ -147,4 +204,4 @@ def parse(line: Any, where: str, primary: str | None = None) -> SavedLine:
                          dict(record.generation.get("assistant") or {}), _scores(line, primary), True)
     prompt, kwargs = _arguments(line, where)
     return SavedLine(doc_id, line.get("doc"), prompt, _response(line, where, doc_id), kwargs, _scores(line, primary),
-                     False)
+                     False, bare_scores=_bare_scores(line))

@@ -143,6 +143,9 @@ class SavedAnswer:
         prompt_tokens: the token ids sent, for a harness that logs them rather than the prompt's
             text (lighteval's transformers backend): the probe decodes them with the model's
             tokenizer into ``prompt`` before pass 1 (None: ``prompt`` is as sent).
+        padded_tokens: how many of ``prompt_tokens`` are the batch's left padding, as the harness
+            recorded it (lighteval's ``padded_tokens_count``; None: not recorded): the probe
+            checks they are the pad token and leaves them out of the prompt.
     """
 
     doc_id: int
@@ -154,6 +157,7 @@ class SavedAnswer:
     reasoning_stripped: bool = False
     messages: list[dict[str, Any]] | None = None
     prompt_tokens: list[int] | None = None
+    padded_tokens: int | None = None
 
 
 @dataclass(frozen=True)
