@@ -1,0 +1,36 @@
+"""The probe's own log lines (each pass, the completions of saved answers) are shown where lm-eval's
+command line shows its own: it gives only its ``lm_eval`` logger a handler (``setup_logging``), so a
+line of the ``uta_tasks`` logger reached no handler but Python's last resort, which shows warnings only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+SCRIPT = """
+import logging
+from lm_eval.utils import setup_logging
+from uta_tasks import lm_eval_compat as compat
+setup_logging(logging.INFO)  # as lm-eval's command line does
+logging.getLogger("uta_tasks.probe.saved").info("before: nobody shows this")
+compat.show_beside_lm_eval("uta_tasks")
+compat.show_beside_lm_eval("uta_tasks")  # idempotent: one handler, one line
+logging.getLogger("uta_tasks.probe.saved").info("uta pass 1: completing 2 of 3 saved answers")
+"""
+
+
+def test_uta_info_lines_are_shown_once_where_lm_eval_shows_its_own():
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True)
+    lines = done.stderr.splitlines()
+    assert [line for line in lines if "uta pass 1: completing 2 of 3 saved answers" in line] == [
+        next(line for line in lines if "uta pass 1" in line)]
+    assert "INFO" in lines[-1] and "[uta_tasks.probe.saved:" in lines[-1]
+    assert "nobody shows this" not in done.stderr
+
+
+def test_nothing_changes_where_lm_eval_set_up_no_handler():
+    """The Python API without lm-eval's logging set up: the lines go where the application sends them."""
+    script = ("import logging\nfrom uta_tasks import lm_eval_compat as compat\ncompat.show_beside_lm_eval('uta_tasks')\n"
+              "ours = logging.getLogger('uta_tasks')\nprint(len(ours.handlers), ours.level, ours.propagate)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "0", "True"]
