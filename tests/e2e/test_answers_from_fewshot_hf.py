@@ -33,18 +33,16 @@ def test_a_5_shot_run_is_probed_on_its_saved_prompts(lm, smollm2_dir, tmp_path, 
     plain = evaluate(lm, ["gsm8k"], include=(plain_gsm8k_folder(tmp_path / "plain"),), limit=LIMIT,
                      apply_chat_template=True, num_fewshot=5, fewshot_as_multiturn=multiturn, gen_kwargs=GEN)
     saved = save(plain, tmp_path / "out", model_args=f"pretrained={smollm2_dir}")
-    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "pretrained": str(smollm2_dir), "answers_from": str(saved),
-            "overlong": "drop"}  # an answer the saved run's budget cut is no whole turn: left out and counted
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "pretrained": str(smollm2_dir), "answers_from": str(saved)}
     probed = evaluate(lm, [TASK], metadata=meta, include=(tmp_path / "wrap",), limit=LIMIT, gen_kwargs=GEN)
     theirs = {s["doc_id"]: s for s in plain["samples"]["gsm8k"]}
-    kept = [s for s in probed["samples"][TASK] if not ProbeRecord.from_json(s["filtered_resps"][0][0]).overlong]
-    assert kept
-    for sample in kept:
+    assert len(probed["samples"][TASK]) == LIMIT  # every document: an answer its budget cut is used, not dropped
+    for sample in probed["samples"][TASK]:
         record = ProbeRecord.from_json(sample["filtered_resps"][0][0])
         saved_sample = theirs[sample["doc_id"]]
         assert record.pass1_prompt == saved_prompt(saved_sample)
         assert record.pass1_prompt.count("<|im_start|>assistant") == (6 if multiturn else 1)
-        assert record.a.startswith(saved_sample["resps"][0][0])
+        assert record.a.startswith(saved_sample["resps"][0][0]) and record.overlong is None
         assert record.pass2_prompt.startswith(record.pass1_prompt + record.a)
         assert record.answer_source["prompt_check"]["rendered"] == PROMPT_DIFFERS
 

@@ -80,7 +80,7 @@ def fewshot_task_folder(folder: Path, name: str, budget: int) -> Path:
         f"task: {name}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {GSM8K}\ntest_split: test\n"
         "fewshot_split: test\noutput_type: generate_until\n"
         "doc_to_text: \"Question: {{question}}\\nAnswer:\"\n"
-        "doc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"
+        "doc_to_target: answer\n"  # the worked answer: lm-eval 0.5 takes a number alone for a choice index
         f"num_fewshot: 3\ngeneration_kwargs:\n  until: [\"Question:\"]\n  max_gen_toks: {budget}\n  do_sample: false\n"
         "metric_list:\n  - metric: exact_match\n    aggregation: mean\n    higher_is_better: true\n")
     return folder
