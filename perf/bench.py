@@ -46,7 +46,7 @@ TIME_LIMITS: dict[str, int] = {
     "judge_client_cpu": 80,
     "judge_schema_speed": 330,
     "tools_scale": 200,
-    "probe_from_samples": 300,
+    "probe_from_samples": 190,
 }
 DEFAULT_LIMIT = 60
 TOTAL_SECONDS = 20 * 60
