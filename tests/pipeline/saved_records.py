@@ -50,7 +50,7 @@ def _hub_module() -> Any:
     """The module that downloads a Hub repo, wherever the code under test keeps it."""
     import importlib
 
-    for name in ("uta_tasks.sources.hub", "uta_tasks.runs.hub_source"):
+    for name in ("uta_tasks.saved_answers.hub", "uta_tasks.runs.hub_source"):
         try:
             return importlib.import_module(name)
         except ImportError:

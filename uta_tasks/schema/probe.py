@@ -69,6 +69,10 @@ SavedKind = Literal["lm_eval", "inspect", "lighteval"]
 SAVED_LM_EVAL: SavedKind = "lm_eval"
 SAVED_INSPECT: SavedKind = "inspect"
 SAVED_LIGHTEVAL: SavedKind = "lighteval"
+#: ``pass2_context``: the paper's pass 2 on the whole turn (``trace``), and the rendered-history
+#: ablation (``template``; :mod:`uta_tasks.probe.trace`)
+Pass2Context = Literal["trace", "template"]
+PASS2_CONTEXTS: tuple[Pass2Context, ...] = ("trace", "template")
 # ``answers_from_settings``: what the saved run used that its log does not record, stated by the
 # user (never guessed): the generation settings, as --gen_kwargs names them, and the model, as
 # --model_args pretrained= names it.
