@@ -8,9 +8,9 @@ the order a file is tried in: lm-eval's samples first.
 
 from __future__ import annotations
 
-from uta_tasks.saved_answers import harness, inspect_log, lighteval_details, lm_eval
+from uta_tasks.saved_answers import harness, helm, inspect_log, lighteval_details, lm_eval
 from uta_tasks.saved_answers.source import Source
-from uta_tasks.schema.probe import SAVED_INSPECT, SAVED_LIGHTEVAL, SAVED_LM_EVAL
+from uta_tasks.schema.probe import SAVED_HELM, SAVED_INSPECT, SAVED_LIGHTEVAL, SAVED_LM_EVAL
 
 SOURCES: dict[str, Source] = {}
 
@@ -38,3 +38,5 @@ register(Source(SAVED_INSPECT, "inspect_ai", "an inspect_ai log (.eval)", inspec
                 harness.reader(inspect_log.read), unrecorded=("temperature", "max_gen_toks")))
 register(Source(SAVED_LIGHTEVAL, "lighteval", "a lighteval details_<task>_<date>.parquet", lighteval_details.files,
                 harness.reader(lighteval_details.read), unrecorded=("temperature", "model")))
+register(Source(SAVED_HELM, "HELM", "HELM's scenario_state.json", helm.files, harness.reader(helm.read),
+                searched=False))
