@@ -32,7 +32,7 @@ from uta_tasks.metrics.results import doc_metrics
 from uta_tasks.metrics.shape import task_metrics
 from uta_tasks.probe import hook, perturbations, task_settings
 from uta_tasks.probe.task_settings import TaskSettings
-from uta_tasks.runs import saved_answers
+from uta_tasks.saved_answers import load as saved_answers
 from uta_tasks.schema import output
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec, question_text
 from uta_tasks.wrap import is_wrapped

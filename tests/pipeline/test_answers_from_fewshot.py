@@ -119,7 +119,7 @@ def test_uta_eval_reads_the_saved_run_once_and_lm_eval_evaluates_the_tasks_it_ch
     import uta_tasks
     from uta_tasks import cli, lm_eval_compat
     from uta_tasks.probe import saved_precheck
-    from uta_tasks.runs import saved_answers
+    from uta_tasks.saved_answers import load as saved_answers
 
     write(tmp_path / "wrap", plan(["gsm8k"]), {})
     plain = evaluate(greedy, ["gsm8k"], include=(plain_gsm8k_folder(tmp_path / "plain"),), limit=LIMIT,

@@ -186,7 +186,7 @@ EARLY = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval_0_4_2"  # ma
 
 
 def test_an_lm_eval_0_4_2_run_is_read_from_its_results_json_and_its_array_of_samples():
-    from uta_tasks.runs import saved_answers
+    from uta_tasks.saved_answers import load as saved_answers
 
     logged = json.loads((EARLY / "pretrained__scripted_gsm8k.jsonl").read_text())
     saved = saved_answers.load(EARLY, [TASK, "gsm8k"], TASK)

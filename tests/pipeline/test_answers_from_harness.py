@@ -180,7 +180,7 @@ def test_a_lighteval_run_folder_is_read_through_its_details(ended, wrap):
 
 
 def test_a_folder_of_several_logs_names_them_and_asks_for_one(tmp_path):
-    from uta_tasks.runs import saved_files
+    from uta_tasks.saved_answers import files as saved_files
 
     for log in (INSPECT, INSPECT_DEFAULTS):
         shutil.copyfile(log, tmp_path / log.name)
@@ -189,7 +189,7 @@ def test_a_folder_of_several_logs_names_them_and_asks_for_one(tmp_path):
 
 
 def test_settings_stated_for_an_lm_eval_run_are_refused(tmp_path):
-    from uta_tasks.runs import saved_answers
+    from uta_tasks.saved_answers import load as saved_answers
 
     samples = tmp_path / "samples_gsm8k_2026-01-01T00-00-00.jsonl"
     samples.write_text('{"doc_id": 0, "doc": {}, "arguments": [["p", {}]], "resps": [["a"]]}\n')

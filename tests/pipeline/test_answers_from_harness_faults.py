@@ -304,7 +304,7 @@ def _read(answers_from: Path | str, stated: dict | None = None, doc_id: int = 0,
           model: str | None = None, asked: str | None = None) -> None:
     """What a uta task does with ``answers_from``: read the saved run, check its model and its
     reasoning, and take a document's answer (lm_eval_task.UTATask)."""
-    from uta_tasks.runs import saved_answers
+    from uta_tasks.saved_answers import load as saved_answers
 
     saved = saved_answers.load(answers_from, [TASK, "gsm8k"], TASK, stated)
     saved_answers.check_model(TASK, saved, saved.config, {"pretrained": model} if model else {})
@@ -314,7 +314,7 @@ def _read(answers_from: Path | str, stated: dict | None = None, doc_id: int = 0,
 
 @pytest.mark.parametrize("case", list(REFUSALS))
 def test_every_refusal_of_the_readers_is_one_line_naming_its_task_once(tmp_path, case):
-    from uta_tasks.runs.saved_answers import SavedRunError
+    from uta_tasks.saved_answers.task import SavedRunError
 
     if case.startswith("inspect-"):
         pytest.importorskip("inspect_ai.log", reason="the inspect extra (uta-tasks[inspect])")
@@ -332,7 +332,7 @@ def test_every_refusal_of_the_readers_is_one_line_naming_its_task_once(tmp_path,
 def test_a_setting_the_log_does_not_record_is_asked_for_as_the_run_used_it_never_as_a_value(stated, key):
     """inspect_ai leaves both to the model's provider (its hf provider samples, at the model's own
     temperature): a suggested value would be one the run never used."""
-    from uta_tasks.runs.saved_answers import SavedRunError
+    from uta_tasks.saved_answers.task import SavedRunError
 
     pytest.importorskip("inspect_ai.log", reason="the inspect extra (uta-tasks[inspect])")
     with pytest.raises(SavedRunError) as refused:

@@ -1,4 +1,4 @@
-"""Run :func:`uta_tasks.runs.hub_source.local_path` in a process of its own, as ``uta-eval`` does:
+"""Run :func:`uta_tasks.saved_answers.hub.local_path` in a process of its own, as ``uta-eval`` does:
 huggingface_hub reads ``HF_ENDPOINT``, ``HF_HOME``, ``HF_HUB_OFFLINE`` and ``HF_TOKEN`` when it is
 imported, so each environment is a fresh process.
 
@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 
-from uta_tasks.runs.hub_source import HubSourceError, local_path
+from uta_tasks.saved_answers.hub import HubSourceError, local_path
 
 TASK = "uta_wrap_gsm8k"
 

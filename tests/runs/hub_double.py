@@ -1,5 +1,5 @@
 """A local double of the Hugging Face Hub's dataset endpoints on 127.0.0.1, for
-``uta_tasks.runs.hub_source`` (huggingface_hub's ``snapshot_download`` pointed at it with
+``uta_tasks.saved_answers.hub`` (huggingface_hub's ``snapshot_download`` pointed at it with
 ``HF_ENDPOINT``): a gated repo and a missing revision cannot be produced on demand by the real Hub.
 
 It serves what ``snapshot_download`` calls, as huggingface_hub reads it:

@@ -1,4 +1,4 @@
-"""``answers_from`` naming a Hub dataset repo (:mod:`uta_tasks.runs.hub_source`), against a local
+"""``answers_from`` naming a Hub dataset repo (:mod:`uta_tasks.saved_answers.hub`), against a local
 double of the Hub (``hub_double.py``) that huggingface_hub reaches through ``HF_ENDPOINT``.
 
 huggingface_hub reads ``HF_ENDPOINT``, ``HF_HOME`` and ``HF_HUB_OFFLINE`` once, when it is imported
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from hub_double import HubDouble, Repo
 
-from uta_tasks.runs.hub_source import HubSourceError, local_path
+from uta_tasks.saved_answers.hub import HubSourceError, local_path
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = Path(__file__).with_name("hub_client.py")

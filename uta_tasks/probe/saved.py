@@ -2,7 +2,7 @@
 anything generates, and the completion of answers that are not the model's whole turn.
 
 The task reads each document's :class:`~uta_tasks.schema.probe.SavedAnswer` when lm-eval
-builds it (:mod:`uta_tasks.runs.saved_answers` refuses a run without samples, a document it
+builds it (:mod:`uta_tasks.saved_answers.load` refuses a run without samples, a document it
 lacks, another model, stripped reasoning). The model saw the saved prompt, whatever wrote it
 (few-shot examples, a fork's task version, ``--system_instruction``), so that prompt is pass 1,
 character for character, and pass 2 is built on it. What needs the model's tokenizer is checked
@@ -28,7 +28,7 @@ is used as saved and flagged incomplete, as a full run flags an answer that ran 
 completion that uses all of its budget. An answer the model had ended adds only its end of turn.
 A response whose reasoning the saved run stripped (``think_end_token``) is used as logged: the
 model never wrote its final answer after the pass-1 prompt alone, so there is nothing to continue
-from (it runs as the rendered-history ablation, :mod:`uta_tasks.runs.saved_answers`).
+from (it runs as the rendered-history ablation, :mod:`uta_tasks.saved_answers.load`).
 """
 
 from __future__ import annotations

@@ -31,10 +31,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
-Pass2Context = Literal["trace", "template"]
-PASS2_CONTEXTS: tuple[Pass2Context, ...] = ("trace", "template")
+from uta_tasks.schema.probe import PASS2_CONTEXTS, Pass2Context
+
+__all__ = ["PASS2_CONTEXTS", "Pass2Context"]
+
 DEFAULT_PASS2_CONTEXT: Pass2Context = "trace"
 
 _S1, _S2, _S3 = "UTAxQx1c5e", "UTAxAx9b2d", "UTAxUx4f7a"

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.runs.jsonio import loads, read_jsonl
+from uta_tasks.runs.logged import logged_records
 from uta_tasks.runs.record_checks import checked_record
 from uta_tasks.schema import output
-from uta_tasks.schema.probe import FILTERED_RECORD, FilteredRecord, ProbeRecord
+from uta_tasks.schema.probe import FilteredRecord, ProbeRecord
 
 
 @dataclass(frozen=True)
@@ -30,24 +31,6 @@ class DocSample:
     records: list[ProbeRecord]
     metrics: dict[str, Any]
     line: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-
-def logged_records(sample: dict[str, Any]) -> Any:
-    """The list a logged sample holds its probe records in (one per repeat): ``filtered_resps[0]``,
-    or, where that says where each record is (:data:`~uta_tasks.schema.probe.FILTERED_RECORD`,
-    record version 4), ``resps[0]``.
-
-    Args:
-        sample: one line of ``samples_<task>_<date>.jsonl``.
-
-    Raises:
-        KeyError, IndexError, TypeError: the line holds no such list.
-    """
-    repeats = sample[output.SAMPLE_RESPS][0]
-    if isinstance(repeats, list) and repeats and \
-            all(item == FILTERED_RECORD.format(repeat=i) for i, item in enumerate(repeats)):
-        return sample[output.SAMPLE_RAW_RESPS][0]
-    return repeats
 
 
 def decode_records(sample: dict[str, Any], where: str = "sample") -> list[ProbeRecord]:

@@ -64,11 +64,16 @@ COMPLETION_AS_SAVED: SavedCompletion = "as_saved"
 COMPLETION_AFTER_STOP: SavedCompletion = "after_stop"
 COMPLETION_AFTER_BUDGET: SavedCompletion = "after_budget"
 # ``answers_from``: which harness wrote the saved run (lm-eval's --log_samples, an inspect_ai eval
-# log, lighteval's --save-details parquet).
-SavedKind = Literal["lm_eval", "inspect", "lighteval"]
+# log, lighteval's --save-details parquet, HELM's scenario_state.json).
+SavedKind = Literal["lm_eval", "inspect", "lighteval", "helm"]
 SAVED_LM_EVAL: SavedKind = "lm_eval"
 SAVED_INSPECT: SavedKind = "inspect"
 SAVED_LIGHTEVAL: SavedKind = "lighteval"
+SAVED_HELM: SavedKind = "helm"
+#: ``pass2_context``: the paper's pass 2 on the whole turn (``trace``), and the rendered-history
+#: ablation (``template``; :mod:`uta_tasks.probe.trace`)
+Pass2Context = Literal["trace", "template"]
+PASS2_CONTEXTS: tuple[Pass2Context, ...] = ("trace", "template")
 # ``answers_from_settings``: what the saved run used that its log does not record, stated by the
 # user (never guessed): the generation settings, as --gen_kwargs names them, and the model, as
 # --model_args pretrained= names it.

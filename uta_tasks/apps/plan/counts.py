@@ -343,7 +343,7 @@ def _lm_eval_contacts(meta: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     local file, and for ``answers_from`` on the Hub (its samples files, into the Hugging Face cache)."""
     import datasets
 
-    from uta_tasks.runs.hub_source import is_hub
+    from uta_tasks.saved_answers.hub import is_hub
 
     if datasets.config.HF_HUB_OFFLINE:
         return ()

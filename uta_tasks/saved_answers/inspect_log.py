@@ -8,7 +8,7 @@ extra ``uta-tasks[inspect]``). Per sample of the first epoch:
   order, so sample ``k`` is document ``k - 1`` of the probe's data. A sample id that is not such a
   number (a string, an id field of the dataset) or a shuffled dataset cannot be mapped and is
   refused; the probe takes that sample when the document's text is in its messages, else the one
-  sample whose messages hold it (:meth:`uta_tasks.runs.saved_answers.SavedTask.answer`);
+  sample whose messages hold it (:meth:`uta_tasks.saved_answers.task.SavedTask.answer`);
 - **pass 1**: the messages of the sample's one model call (after its solvers: system message,
   prompt template), which the probe renders with the model's chat template; a sample that called
   the model more than once (an agent, a multi-turn solver) is refused;
@@ -17,7 +17,7 @@ extra ``uta-tasks[inspect]``). Per sample of the first epoch:
   (the form the servers split it from), so that pass 2 sees the whole turn;
 - **generation settings**: that call's generate config: ``temperature``, ``max_tokens`` (as
   ``max_gen_toks``) and ``stop_seqs`` (as ``until``; none given is none). A temperature or budget
-  left to the provider is not recorded: :mod:`uta_tasks.runs.saved_harness` refuses it unless
+  left to the provider is not recorded: :mod:`uta_tasks.saved_answers.harness` refuses it unless
   stated;
 - **the model**: the log's ``eval.model`` without its provider (``hf/``, ``vllm/``,
   ``openai-api/<service>/``).
@@ -30,9 +30,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.runs import saved_harness
-from uta_tasks.runs.saved_harness import HarnessLog, HarnessLogError
-from uta_tasks.runs.saved_lines import SavedLine
+from uta_tasks.saved_answers import harness
+from uta_tasks.saved_answers.harness import HarnessLog, HarnessLogError
+from uta_tasks.saved_answers.lm_eval_lines import SavedLine
+from uta_tasks.saved_answers.source import SavedFiles
 from uta_tasks.schema.probe import SAVED_INSPECT
 
 _HEAD = 4096
@@ -99,7 +100,7 @@ def _answer(where: str, output: Any) -> tuple[str, bool]:
 
 def _line(where: str, sample: Any, stated: Mapping[str, Any] | None) -> tuple[SavedLine, bool]:
     if sample.error is not None:
-        raise HarnessLogError(f"{where}: the sample ended in an error ({saved_harness.reason(sample.error.message)}); "
+        raise HarnessLogError(f"{where}: the sample ended in an error ({harness.reason(sample.error.message)}); "
                               "run it again")
     calls = [event for event in sample.events if event.event == "model"]
     if len(calls) != 1:
@@ -112,7 +113,7 @@ def _line(where: str, sample: Any, stated: Mapping[str, Any] | None) -> tuple[Sa
     text, joined = _answer(where, call.output)
     messages = [_message(where, m) for m in call.input]
     sent = "\n".join(m["content"] for m in messages)
-    line = SavedLine(_doc_id(where, sample.id), sent, "", text, saved_harness.gen_kwargs(where, logged, stated),
+    line = SavedLine(_doc_id(where, sample.id), sent, "", text, harness.gen_kwargs(where, logged, stated),
                      {}, False, messages)
     return line, joined
 
@@ -132,29 +133,35 @@ def _samples(path: Path, ids: list[Any]) -> Iterator[Any]:
         except Exception as exc:  # inspect raises what its zip and JSON readers and its pydantic models raise
             member = f"its member samples/{sample_id}_epoch_1.json, " if path.suffix == ".eval" else ""
             raise HarnessLogError(f"{path}: {member}sample {json.dumps(sample_id)}, cannot be read "
-                                  f"({saved_harness.reason(exc)}): the log is damaged; run the inspect task again, or "
+                                  f"({harness.reason(exc)}): the log is damaged; run the inspect task again, or "
                                   "point answers_from at an undamaged copy of the log") from None
 
 
-def read(path: Path, stated: Mapping[str, Any] | None) -> HarnessLog:
+def files(path: Path, where: str) -> SavedFiles | None:
+    """The files of an inspect_ai log at ``path`` (the log alone), or None for another file."""
+    return SavedFiles(path, None, path.stem, "", SAVED_INSPECT) if is_log(path) else None
+
+
+def read(found: SavedFiles, stated: Mapping[str, Any] | None) -> HarnessLog:
     """Read an inspect_ai log's samples of the first epoch.
 
     Args:
-        path: the log file.
+        found: the log file (``found.samples``).
         stated: ``answers_from_settings`` (None: not set).
 
     Raises:
         HarnessLogError: inspect_ai is not installed, or a sample cannot give its document an answer.
     """
+    path = found.samples
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
-        raise saved_harness.missing_library(path, "inspect_ai", "inspect") from None
+        raise harness.missing_library(path, "inspect_ai", "inspect") from None
     try:
         header = read_eval_log(str(path), header_only=True)
     except Exception as exc:  # inspect raises what its zip and JSON readers raise
         raise HarnessLogError(f"answers_from={path}: not a readable inspect_ai log "
-                              f"({saved_harness.reason(exc)})") from None
+                              f"({harness.reason(exc)})") from None
     if header.eval.dataset.shuffled:
         raise HarnessLogError(f"answers_from={path}: the inspect task shuffled its dataset, so its sample numbers are "
                               "not the documents' order; run it again without shuffling")
@@ -170,4 +177,4 @@ def read(path: Path, stated: Mapping[str, Any] | None) -> HarnessLog:
     facts = {"harness": "inspect_ai", "harness_version": header.eval.packages.get("inspect_ai"),
              "harness_task": header.eval.task, "logged_model": header.eval.model, "stated": dict(stated or {}),
              "reasoning_joined": joined}
-    return HarnessLog(SAVED_INSPECT, lines, saved_harness.model(_model_name(header.eval.model), stated), facts)
+    return HarnessLog(SAVED_INSPECT, lines, harness.model(_model_name(header.eval.model), stated), facts)

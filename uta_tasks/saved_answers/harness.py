@@ -1,10 +1,10 @@
 """What another harness's log gives a document (``answers_from`` an inspect_ai log or a lighteval
 details file), and what the user must state that it does not record.
 
-Each reader (:mod:`uta_tasks.runs.saved_inspect`, :mod:`uta_tasks.runs.saved_lighteval`) turns its
-log into :class:`~uta_tasks.runs.saved_lines.SavedLine` s whose ``doc`` is the text the harness
+Each reader (:mod:`uta_tasks.saved_answers.inspect_log`, :mod:`uta_tasks.saved_answers.lighteval_details`) turns its
+log into :class:`~uta_tasks.saved_answers.lm_eval_lines.SavedLine` s whose ``doc`` is the text the harness
 sent for the document (the harness keeps the document in its own form, so
-:meth:`uta_tasks.runs.saved_answers.SavedTask.answer` checks that the probe's document's text is in
+:meth:`uta_tasks.saved_answers.task.SavedTask.answer` checks that the probe's document's text is in
 it instead of comparing documents). A generation setting the log does not
 record (a temperature left to the provider's default, no token budget) is never guessed: the run is
 refused, naming ``answers_from_settings``, where the user states what the saved run used; a stated
@@ -13,13 +13,16 @@ value the log contradicts is refused too.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from uta_tasks.runs.saved_lines import SavedLine
-from uta_tasks.schema.probe import SavedKind
+from uta_tasks.saved_answers.lm_eval_lines import SavedLine
+from uta_tasks.saved_answers.source import Ask, SavedFiles
+from uta_tasks.saved_answers.task import SavedRunError, SavedTask
+from uta_tasks.schema.probe import SavedAnswer
 
 #: the task setting where the user states what a log does not record
 SETTING = "answers_from_settings"
@@ -43,7 +46,7 @@ class HarnessLog:
             version, its task, what was stated).
     """
 
-    kind: SavedKind
+    kind: str
     lines: list[SavedLine]
     model: str | None
     facts: dict[str, Any] = field(default_factory=dict)
@@ -110,19 +113,39 @@ def refuse_unnamed_model(path: Any) -> HarnessLogError:
                            f"pretrained= names it) with {_example('model', json.dumps('<org>/<model>'))}")
 
 
-def texts(doc: Mapping[str, Any]) -> list[str]:
-    """The document's text fields of three words or more, whitespace collapsed: what a prompt
-    sent for it holds."""
-    flat = [" ".join(v.split()) for v in doc.values() if isinstance(v, str)]
-    return [t for t in flat if len(t.split()) >= 3]
+#: a harness log's reader: ``read(files, stated)`` (``stated``: ``answers_from_settings``, None: not set)
+LogReader = Callable[[SavedFiles, Mapping[str, Any] | None], HarnessLog]
 
 
-def holds_text(doc: Mapping[str, Any], sent: str) -> bool:
-    """True when the prompt sent holds one of the document's :func:`texts` (whitespace aside).
+def reader(read_log: LogReader) -> Callable[[SavedFiles, Ask], SavedTask]:
+    """A :attr:`~uta_tasks.saved_answers.source.Source.read` made of a harness log's reader: its lines
+    as the task's saved answers, a log that names no model refused, every refusal naming the task."""
 
-    Args:
-        doc: the probe's document.
-        sent: the prompt as sent, or the messages' text joined.
-    """
-    flat = " ".join(sent.split())
-    return any(t in flat for t in texts(doc))
+    def read(found: SavedFiles, ask: Ask) -> SavedTask:
+        try:
+            log = read_log(found, ask.stated)
+            if log.model is None:
+                raise refuse_unnamed_model(found.samples)
+        except HarnessLogError as exc:
+            raise SavedRunError(f"{ask.task}: {exc}") from None
+        return as_task(found, ask, log)
+
+    return read
+
+
+def as_task(found: SavedFiles, ask: Ask, log: HarnessLog) -> SavedTask:
+    """A harness log's lines as the task's saved answers: each document's answer, and the text the
+    harness sent for it (which the probe's document's text must be in)."""
+    digest = hashlib.sha256(json.dumps(log.facts, sort_keys=True, default=str).encode())
+    for line in log.lines:
+        digest.update(json.dumps([line.doc_id, line.prompt, line.messages, line.prompt_tokens, line.padded_tokens,
+                                  line.text, line.gen_kwargs], sort_keys=True, default=str).encode())
+    source = {"path": ask.path, "hub": None, "samples": found.samples.name, "task": found.task, "model": log.model,
+              "lm_eval_version": None, "config_digest": digest.hexdigest()[:16], "reasoning_stripped": False,
+              "harness": log.kind, "harness_log": log.facts}
+    answers = {line.doc_id: SavedAnswer(line.doc_id, line.prompt, line.text, line.gen_kwargs, {}, source, False,
+                                        line.messages, line.prompt_tokens, line.padded_tokens) for line in log.lines}
+    if not answers:
+        raise SavedRunError(f"{ask.task}: {found.samples} holds no samples")
+    sent = {line.doc_id: line.doc for line in log.lines}
+    return SavedTask(found.task, found.samples, answers, sent, source, {}, log.kind)

@@ -10,7 +10,7 @@ is refused naming its file and line, never read half-way:
   0.4.7 writes neither ``filter`` nor ``metrics``: one line per filter of the task, in the order of its
   ``filter_list``, each metric's value under the metric's bare name (``exact_match``); such a line's
   scores are kept in ``bare_scores`` until the reader of the whole file tells its filter;
-- a line of an earlier uta run: it holds the probe record (:func:`uta_tasks.runs.samples.logged_records`), whose
+- a line of an earlier uta run: it holds the probe record (:func:`uta_tasks.runs.logged.logged_records`), whose
   ``pass1_prompt`` and ``a`` (the whole turn) are pass 1.
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from uta_tasks.runs.samples import logged_records
+from uta_tasks.runs.logged import logged_records
 from uta_tasks.schema.probe import ProbeRecord
 
 # lm-eval's sample keys: the request's arguments and the raw responses (before any filter).

@@ -9,7 +9,7 @@ extra is needed. Per row:
   probe's ``doc_id`` (lighteval draws ``--max-samples`` documents at random, seed 42: probe those
   with lm-eval's ``--samples``; lm-eval 0.4 hands the task the documents it picks numbered 0, 1, ...
   (its samples file logs their own ids), so the probe finds each document's sample by its text,
-  :meth:`uta_tasks.runs.saved_answers.SavedTask.answer`);
+  :meth:`uta_tasks.saved_answers.task.SavedTask.answer`);
 - **pass 1**: the prompt as sent: ``model_response.input`` where the backend logs it (a rendered
   string, or the chat messages of the endpoint backends, which the probe renders with the model's
   chat template); lighteval 0.13's transformers backend logs ``input`` empty and the token ids
@@ -39,9 +39,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from uta_tasks.runs import saved_harness
-from uta_tasks.runs.saved_harness import HarnessLog, HarnessLogError
-from uta_tasks.runs.saved_lines import SavedLine
+from uta_tasks.saved_answers import harness
+from uta_tasks.saved_answers.harness import HarnessLog, HarnessLogError
+from uta_tasks.saved_answers.lm_eval_lines import SavedLine
+from uta_tasks.saved_answers.source import SavedFiles
 from uta_tasks.schema.probe import SAVED_LIGHTEVAL
 
 # lighteval's details file name: details_<task>_<date>, the date datetime.isoformat() with ':' as '-'
@@ -74,7 +75,7 @@ def _results(path: Path | None) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise HarnessLogError(f"{path}: not a readable lighteval results file ({saved_harness.reason(exc)})") from None
+        raise HarnessLogError(f"{path}: not a readable lighteval results file ({harness.reason(exc)})") from None
     return data if isinstance(data, dict) else {}
 
 
@@ -89,7 +90,7 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     def unreadable(exc: Exception) -> HarnessLogError:
-        return HarnessLogError(f"{path}: not a lighteval details file ({saved_harness.reason(exc)}); answers_from "
+        return HarnessLogError(f"{path}: not a lighteval details file ({harness.reason(exc)}); answers_from "
                                "reads the parquet --save-details writes")
 
     try:
@@ -152,21 +153,32 @@ def _line(where: str, row: Mapping[str, Any], parameters: Mapping[str, Any], sta
     logged = {"temperature": parameters.get("temperature") if recorded else None,
               "max_gen_toks": parameters.get("max_new_tokens") or doc.get("generation_size"),
               "until": list(dict.fromkeys(until))}
-    return SavedLine(doc_id, sent, prompt, texts[0], saved_harness.gen_kwargs(where, logged, stated), {}, False,
+    return SavedLine(doc_id, sent, prompt, texts[0], harness.gen_kwargs(where, logged, stated), {}, False,
                      messages, tokens, _padding(where, response) if tokens is not None else None)
 
 
-def read(path: Path, results: Path | None, stated: Mapping[str, Any] | None) -> HarnessLog:
+def files(path: Path, where: str) -> SavedFiles | None:
+    """The files of a lighteval details file at ``path`` (with its run's results file), or None for
+    another file."""
+    details = details_name(path)
+    if details is None:
+        return None
+    task, date = details
+    return SavedFiles(path, results_of(path, date), task, date, SAVED_LIGHTEVAL)
+
+
+def read(found: SavedFiles, stated: Mapping[str, Any] | None) -> HarnessLog:
     """Read a lighteval details file.
 
     Args:
-        path: the details file.
-        results: the results file of the same run (None: not found).
+        found: the details file (``found.samples``) and the results file of the same run
+            (``found.results``, None: not found).
         stated: ``answers_from_settings`` (None: not set).
 
     Raises:
         HarnessLogError: a row cannot give its document an answer, or a setting is not recorded.
     """
+    path, results = found.samples, found.results
     general = _object(_results(results), "config_general")
     raw = _object(general, "model_config").get("generation_parameters")
     recorded = isinstance(raw, dict)
@@ -174,4 +186,4 @@ def read(path: Path, results: Path | None, stated: Mapping[str, Any] | None) -> 
     lines = [_line(f"{path} (row {i})", row, parameters, stated, recorded) for i, row in enumerate(_rows(path))]
     facts = {"harness": "lighteval", "harness_version": general.get("lighteval_sha"), "results": results.name
              if results else None, "logged_model": general.get("model_name"), "stated": dict(stated or {})}
-    return HarnessLog(SAVED_LIGHTEVAL, lines, saved_harness.model(general.get("model_name"), stated), facts)
+    return HarnessLog(SAVED_LIGHTEVAL, lines, harness.model(general.get("model_name"), stated), facts)
