@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from uta_tasks.apps.compare.spec import Comparison, ModelEntry
-from uta_tasks.judge.redact import redact
+from uta_tasks.judge.redact import redact, redact_model_args
 from uta_tasks.runs.atomic import write_text
 
 _PR_SET_PDEATHSIG = 1
@@ -112,6 +113,14 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between
         pass
 
 
+def shown_command(argv: Sequence[str]) -> str:
+    """A command as its log shows it: shell-quoted, ``--model_args`` and every text with its
+    credentials masked (:mod:`uta_tasks.judge.redact`)."""
+    words = [redact_model_args(word, None) if before == "--model_args" else word
+             for before, word in zip(["", *argv], argv)]
+    return redact(shlex.join(words), None)
+
+
 def run_process(argv: list[str], log: Path) -> Finished:
     """Run one command to its end, its output appended to ``log`` (after a line naming it, with
     credentials masked). Ctrl-C (or SIGTERM) stops it, then goes on up.
@@ -121,7 +130,7 @@ def run_process(argv: list[str], log: Path) -> Finished:
         log: its log file.
     """
     log.parent.mkdir(parents=True, exist_ok=True)
-    shown = redact(" ".join(argv[:1] + [a if " " not in a else repr(a) for a in argv[1:]]))
+    shown = shown_command(argv)
     with log.open("a", encoding="utf-8") as sink:
         sink.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {shown}\n")
         sink.flush()
