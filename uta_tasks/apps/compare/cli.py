@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from uta_tasks.apps.compare.planning import ModelPlan, plan_models, render_plan
-from uta_tasks.apps.compare.spec import CompareError, Comparison, load_comparison
+from uta_tasks.apps.compare.reading import ModelJob, ModelRun, read_model, read_models
+from uta_tasks.apps.compare.spec import CompareError, Comparison, ModelEntry, load_comparison
 from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.plan.counts import BATCH_DISCOUNT, Assumed, Price
 from uta_tasks.judge.redact import install_log_redaction
@@ -82,17 +83,20 @@ def _say(line: str) -> None:
     print(line, flush=True)
 
 
+def job(model: ModelEntry, out: Path, settings: EstimateSettings, reports: str) -> ModelJob:
+    """What the page reads of one model (:mod:`.reading`)."""
+    return ModelJob(model.name, model.slug, out / names.RUNS_DIR / model.slug,
+                    out / names.COUNTS_DIR / f"{model.slug}.json",
+                    None if reports == names.REPORTS_SKIP else out / names.REPORTS_DIR / model.slug, settings)
+
+
 def write_the_page(comparison: Comparison, out: Path, settings: EstimateSettings, *, reports: str,
                    workers: int | None, title: str) -> int:
     """Read every model's run and write the page; the number of models that could not be read."""
     from uta_tasks.apps.compare.page import write_page
     from uta_tasks.apps.compare.ranking import leaderboard
-    from uta_tasks.apps.compare.reading import ModelJob, read_models
 
-    jobs = [ModelJob(m.name, m.slug, out / names.RUNS_DIR / m.slug, out / names.COUNTS_DIR / f"{m.slug}.json",
-                     None if reports == names.REPORTS_SKIP else out / names.REPORTS_DIR / m.slug, settings)
-            for m in comparison.models]
-    models = read_models(jobs, workers)
+    models = read_models([job(m, out, settings, reports) for m in comparison.models], workers)
     for model in models:
         if model.error is not None:
             log.error("%s: not on the page: %s", model.name, model.error)
@@ -100,6 +104,12 @@ def write_the_page(comparison: Comparison, out: Path, settings: EstimateSettings
     _say(f"Page: {files.html} (with {files.json.name} and {files.csv.name}); {len(models)} model(s), "
          f"{sum(m.error is None for m in models)} read")
     return sum(m.error is not None for m in models)
+
+
+def _read_once(model: ModelRun) -> None:
+    """A model just run, read for the page right away (its summary, counts and report are then current)."""
+    if model.error is not None:
+        log.warning("%s: its run could not be read: %s", model.name, model.error)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
     from uta_tasks.apps.compare.runner import Comparer
 
     comparer = Comparer(comparison, plans, out, settings, _say,
-                        [] if args.poll_interval is None else ["--poll_interval", str(args.poll_interval)])
+                        [] if args.poll_interval is None else ["--poll_interval", str(args.poll_interval)],
+                        after_run=lambda model: _read_once(read_model(job(model, out, settings, args.model_reports))))
     if comparison.judge_via == names.JUDGE_BATCH:
         if not comparer.run_batch():
             return EXIT_PENDING

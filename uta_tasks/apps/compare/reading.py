@@ -6,9 +6,11 @@ which the rank bootstrap resamples.
 A run is read once, a samples file in one pass (:func:`~uta_tasks.runs.load_run`); the counts
 per document are kept in ``counts/<model>.json`` under the SHA-256 of the run's files that its
 summary records (:mod:`uta_tasks.runs.fingerprint`), so a page made again reads no samples of a
-run that did not change. Runs are read in worker processes, a model at a time in each, so
-memory holds one run per worker; each model's own report is built there too
-(``reports/<model>/``, when missing or made from other files).
+run that did not change. A comparison reads each model's run this way as soon as its process
+ends (:class:`uta_tasks.apps.compare.runner.Comparer`'s ``after_run``), so that the page at the
+end reads no samples; ``--page_only`` over runs made elsewhere reads them in worker processes, a
+model at a time in each, so memory holds one run per worker. Each model's own report is built
+here too (``reports/<model>/``, when missing or made from other files).
 """
 
 from __future__ import annotations

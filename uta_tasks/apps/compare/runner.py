@@ -82,16 +82,20 @@ class Comparer:
         settings: the interval settings each run's ``summary.json`` is made with.
         say: where progress lines go.
         batch_args: more ``uta-batch`` flags.
+        after_run: called with a model whose process has just ended well, before its run is checked (the
+            page's reader: it reads the run once, writing its summary, its counts and its report).
     """
 
     def __init__(self, comparison: Comparison, plans: Sequence[ModelPlan], out: Path, settings: EstimateSettings,
-                 say: Callable[[str], None], batch_args: Sequence[str] = ()) -> None:
+                 say: Callable[[str], None], batch_args: Sequence[str] = (),
+                 after_run: Callable[[ModelEntry], None] | None = None) -> None:
         self.comparison = comparison
         self.plans = list(plans)
         self.out = out
         self.settings = settings
         self.say = say
         self.batch_args = tuple(batch_args)
+        self.after_run = after_run
         self.progress = [ModelProgress(p.model) for p in self.plans]
         self.judged = self.plans[0].plan.judged if self.plans else False
 
@@ -123,6 +127,8 @@ class Comparer:
         self._save()
         finished: Finished = run_process(argv, self._log(model, step))
         progress.seconds += finished.seconds
+        if finished.exit_code == 0 and self.after_run is not None and folder == self.folder(model):
+            self.after_run(model)
         state = run_state(folder, want, self.settings)
         if finished.exit_code != 0 or state.status != names.RUN_COMPLETE:
             progress.steps[step] = names.STEP_FAILED
