@@ -77,9 +77,9 @@ def test_three_models_one_page_killed_and_resumed_without_paying_twice(smollm2_d
                 {"name": "smollm2", "model": "hf", "model_args": f"pretrained={smollm2_dir}",
                  "eval_args": ["--device", "cpu", "--batch_size", "8"]},
                 {"name": "curious", "model": "uta-scripted", "model_args": f"pretrained=org/curious,{scripted},script=curious",
-                 "answers_from": f"hf://datasets/org/curious-details/org__curious"},
+                 "answers_from": "hf://datasets/org/curious-details/org__curious"},
                 {"name": "echo <i>", "model": "uta-scripted", "model_args": f"pretrained=org/echo,{scripted},script=echo",
-                 "answers_from": f"hf://datasets/org/echo-details/org__echo"},
+                 "answers_from": "hf://datasets/org/echo-details/org__echo"},
             ]}))
         out = tmp_path / "cmp"
         env = process_env(HF_ENDPOINT=hub.endpoint, HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="0")

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from uta_tasks.apps.compare.spec import Comparison, CompareError, ModelEntry
+from uta_tasks.apps.compare.spec import CompareError, Comparison, ModelEntry
 from uta_tasks.apps.plan.counts import Assumed, Plan, PlanError, Price, make_plan
 from uta_tasks.schema.compare import JUDGE_BATCH
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from uta_tasks.apps.compare.planning import ModelPlan
 from uta_tasks.apps.compare.resume import Expected, RunState, run_state
-from uta_tasks.apps.compare.spec import Comparison, CompareError, ModelEntry
+from uta_tasks.apps.compare.spec import CompareError, Comparison, ModelEntry
 from uta_tasks.apps.compare.steps import Finished, batch_argv, eval_argv, rejudge_argv, run_process, write_state
 from uta_tasks.runs import EstimateSettings
 from uta_tasks.schema import compare as names
