@@ -144,22 +144,27 @@ def leaderboard_csv(board: Leaderboard) -> str:
     return buffer.getvalue()
 
 
+def _percent(e: Estimate) -> tuple[float, float | None, float | None] | None:
+    """A rate, its interval's ends, as percentages (None without a value)."""
+    if e.value is None:
+        return None
+    low, high = (e.interval.low, e.interval.high) if e.interval else (None, None)
+    return (PERCENT * e.value, None if low is None else PERCENT * low, None if high is None else PERCENT * high)
+
+
 def _scatter_figure(board: Leaderboard) -> str | None:
     panels = []
     for bench, points in board.scatter.items():
-        shown = [ScatterPoint(board.models[p.model].name, PERCENT * p.accuracy.value,
-                              *(PERCENT * v if v is not None else None for v in _ends(p.accuracy)),
-                              PERCENT * p.genuine.value, *(PERCENT * v if v is not None else None for v in _ends(p.genuine)))
-                 for p in points if p.accuracy.value is not None and p.genuine.value is not None]
+        shown = []
+        for p in points:
+            accuracy, genuine = _percent(p.accuracy), _percent(p.genuine)
+            if accuracy is not None and genuine is not None:
+                shown.append(ScatterPoint(board.models[p.model].name, *accuracy, *genuine))
         if shown:
             panels.append((bench, shown))
     if not panels:
         return None
     return accuracy_chart("Accuracy and genuine follow-up rate (95% Wilson intervals)", panels)
-
-
-def _ends(e: Estimate) -> tuple[float | None, float | None]:
-    return (e.interval.low, e.interval.high) if e.interval else (None, None)
 
 
 def _rank_figure(board: Leaderboard, ranking: RateRanking) -> str | None:

@@ -108,21 +108,19 @@ def render_plan(comparison: Comparison, plans: list[ModelPlan], price: Price | N
         _row(("model", "answers", "docs", "pass 1", "pass 2", "judge calls", f"live ({use})", f"batch ({use})"),
              widths),
     ]
-    totals = [0, 0, 0, 0, (0, 0)]
+    counts = [0, 0, 0, 0]  # documents, pass 1, pass 2, judge calls
+    tokens_in_all = (0, 0)
     for entry in plans:
         plan = entry.plan
-        low, high, estimate = _bounds(plan, assumed)
+        _low, high, estimate = _bounds(plan, assumed)
         tokens = estimate or high
-        out.append(_row((entry.model.name, "saved" if entry.model.answers_from else "generated", entry.docs,
-                         plan.pass1, plan.pass2, plan.judge_calls, _dollars(price, tokens, False),
-                         _dollars(price, tokens, True)), widths))
-        totals[0] += entry.docs
-        totals[1] += plan.pass1
-        totals[2] += plan.pass2
-        totals[3] += plan.judge_calls
-        totals[4] = (totals[4][0] + tokens[0], totals[4][1] + tokens[1])
-    out.append(_row(("total", "", totals[0], totals[1], totals[2], totals[3], _dollars(price, totals[4], False),
-                     _dollars(price, totals[4], True)), widths))
+        row = [entry.docs, plan.pass1, plan.pass2, plan.judge_calls]
+        out.append(_row((entry.model.name, "saved" if entry.model.answers_from else "generated", *row,
+                         _dollars(price, tokens, False), _dollars(price, tokens, True)), widths))
+        counts = [a + b for a, b in zip(counts, row)]
+        tokens_in_all = (tokens_in_all[0] + tokens[0], tokens_in_all[1] + tokens[1])
+    out.append(_row(("total", "", *counts, _dollars(price, tokens_in_all, False), _dollars(price, tokens_in_all, True)),
+                    widths))
     out.append("")
     lows = [_bounds(p.plan, assumed)[0] for p in plans]
     highs = [_bounds(p.plan, assumed)[1] for p in plans]
