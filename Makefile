@@ -25,7 +25,7 @@ LM05_VERSION ?= 0.5.0.dev1
 # measures metrics, tests/stats, tests/schema), and tests/e2e (no fast test).
 FAST_TESTS ?= tests/pipeline tests/probe tests/wrap tests/datasets tests/runs tests/manual tests/scale \
 	tests/install tests/judge_batch tests/judge/test_judge_prelabel_paths.py tests/security tests/paper \
-	tests/report tests/rejudge tests/gate tests/agreement tests/annotate tests/embedded tests/perf \
+	tests/report tests/rejudge tests/gate tests/agreement tests/annotate tests/embedded tests/perf tests/compare \
 	tests/test_structure.py
 # make test: where the side checks (lint + lm-eval 0.5, and the fast tests) keep their output
 # while they run beside the slow tests.

@@ -6,6 +6,7 @@ the batch API of ``tests/judge_batch/fake_batch_api.py`` on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -88,4 +89,12 @@ def test_every_console_script_runs_on_a_plain_install(plain_wheel_venv: WheelVen
     assert "#key=" in run("uta-annotate", "invite", "alice", "--db", str(db))
     assert "wrote 0 answer(s)" in run("uta-annotate", "export", "--db", str(db), "--output", str(tmp_path / "h.jsonl"))
     assert "uta_gsm8k_trunc" in run("uta-eval", "ls", "tasks")
+    compared = tmp_path / "cmp"  # a comparison's page over the judged run, as its one model's
+    shutil.copytree(judged, compared / "runs" / "model-a")
+    models = tmp_path / "models.yaml"
+    models.write_text("tasks: uta_gsm8k,uta_gsm8k_trunc\nmodels:\n"
+                      "  - {name: model-a, model: hf, model_args: pretrained=org/model-a}\n")
+    assert "Page:" in run("uta-compare", str(models), "--output_path", str(compared), "--page_only",
+                          "--iterations", "200")
+    assert (compared / "index.html").is_file() and (compared / "reports" / "model-a" / "report.html").is_file()
     assert ran == _scripts(), f"not run: {_scripts() - ran}"

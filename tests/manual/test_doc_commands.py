@@ -122,6 +122,8 @@ def runnable_here(cmd: Command, folder: Path) -> bool:
         return "--plan" in args or bool({"-h", "--help"} & set(args))
     if program == "python":
         return args[:1] == ["-c"]
+    if program == "uta-compare":  # the plan and the page run as written; a run of the models is parsed
+        return "--plan" in args or "--page_only" in args
     if program not in SAVED_RUN_COMMANDS or "--paper" in args:
         return False
     inputs = [a.partition("=")[2] or a for a in args if not a.startswith("-") and a.partition("=")[2] != ""
@@ -148,7 +150,28 @@ def saved_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
                        groups={"uta_gsm8k_all": ["uta_gsm8k", "uta_gsm8k_trunc"]})
         write_run(root / "out" / name, spec)
     shutil.copy(ROOT / "examples" / "uta_gate_rules.yaml", root / "gate.yaml")
+    compared_models(root)
     return root
+
+
+def compared_models(root: Path) -> None:
+    """The "Compare many models" page's ``models.yaml`` as the page writes it, and a constructed
+    run of each of its models where ``uta-compare`` keeps it (``cmp/runs/<model>/``)."""
+    from markdown_it import MarkdownIt
+
+    from uta_tasks.apps.compare.spec import load_comparison
+
+    page = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
+    (block,) = [t.content for t in MarkdownIt("commonmark").parse(page)
+                if t.type == "fence" and t.info.strip() == "yaml" and "models:" in t.content]
+    (root / "models.yaml").write_text(block, encoding="utf-8")
+    n = 40
+    for i, model in enumerate(load_comparison(root / "models.yaml").models):
+        genuine = [d % (i + 2) == 0 for d in range(n)]
+        spec = RunSpec({"uta_gsm8k": docs(genuine, correct=[d % 3 != 0 for d in range(n)]),
+                        "uta_gsm8k_trunc": docs([d % 3 == 0 for d in range(n)], ref=genuine)},
+                       model=model.model_args.split("=", 1)[1].split(",")[0])
+        write_run(root / "cmp" / "runs" / model.slug, spec)
 
 
 def test_the_manual_has_commands_of_every_kind():

@@ -8,8 +8,9 @@ import json
 import pytest
 from pipeline_run import DATA, IFBENCH, evaluate
 
-from uta_tasks.apps.plan.counts import Price, make_plan
+from uta_tasks.apps.plan.counts import make_plan
 from uta_tasks.apps.plan.documents import contacts, whole_sentences
+from uta_tasks.apps.plan.plans import Price
 from uta_tasks.probe import hook
 
 

@@ -10,7 +10,11 @@ budget, and the most tokens those completions can take.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from pipeline_run import NO_JUDGE, evaluate, records
@@ -20,6 +24,7 @@ from uta_tasks.apps.plan.built import Flags
 from uta_tasks.apps.plan.counts import make_plan
 from uta_tasks.probe import hook
 
+ROOT = Path(__file__).resolve().parents[2]
 TASK = "uta_wrap_gsm8k"
 LIMIT = 4
 MAX_LENGTH = 4096
@@ -140,3 +145,29 @@ def test_a_wrapped_task_whose_data_cannot_load_is_refused_in_one_line(tmp_path):
     message = str(refused.value)
     assert "\n" not in message and "lm-eval cannot build --tasks uta:gsm8k" in message
     assert "missing.jsonl" in message and "_data_files" in message
+
+
+def _plan_offline(tmp_path, answers_from: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_"))}
+    env.update(HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join([str(ROOT), env.get(
+        "PYTHONPATH", "")]))
+    meta = {**NO_JUDGE, "gsm8k_data_files": str(GSM8K), "answers_from": answers_from}
+    return subprocess.run([sys.executable, "-m", "uta_tasks.cli", "--model", "hf", "--model_args",
+                           f"pretrained={TOKENIZER}", "--tasks", "uta_gsm8k", "--limit", "3", "--metadata",
+                           json.dumps(meta), "--plan"], env=env, capture_output=True, text=True, check=False)
+
+
+def test_a_saved_run_on_the_hub_that_cannot_be_read_now_is_planned_without_its_answers(tmp_path):
+    """Offline, with nothing cached: the plan still counts the run (no answer generated, the user turns, the
+    judge), and says the saved answers were not read, so their completions are not counted."""
+    done = _plan_offline(tmp_path, "hf://datasets/org/model-details/org__model")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Answers: 0 generated; 3 read from hf://datasets/org/model-details/org__model." in done.stdout
+    assert "Not read before the run (" in done.stdout and "Completions: not counted." in done.stdout
+    lines = {line.split()[0]: line.split() for line in done.stdout.splitlines() if line.startswith(("gsm8k", "total"))}
+    assert lines["total"][1:6] == ["1", "3", "0", "3", "0"]
+
+
+def test_a_saved_folder_the_run_would_refuse_is_refused_by_the_plan(tmp_path):
+    done = _plan_offline(tmp_path, str(tmp_path / "missing"))
+    assert done.returncode != 0 and "the run will refuse it" in done.stderr and "missing" in done.stderr

@@ -78,7 +78,10 @@ class SavedPlan:
         total_tokens: the most tokens all completions can take.
         max_length: the model's maximum length the budgets were fitted to (None: not known).
         length_from: where ``max_length`` came from, in words.
-        checked: whether the answers were measured (False: the tokenizer could not be loaded).
+        checked: whether the answers were measured (False: the tokenizer could not be loaded, or
+            the saved run could not be read before the run: ``unread``).
+        unread: why a saved run on the Hub could not be read before the run (offline, no access),
+            or "" when it was read.
     """
 
     files: tuple[str, ...]
@@ -93,6 +96,7 @@ class SavedPlan:
     max_length: int | None = None
     length_from: str = ""
     checked: bool = True
+    unread: str = ""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from uta_tasks.apps.flags import lm_eval_spelling
 from uta_tasks.apps.judge_options import metadata_from_json
 from uta_tasks.apps.plan.built import Flags, SavedPlan
-from uta_tasks.apps.plan.counts import BATCH_DISCOUNT, Assumed, Plan, PlanError, Price, make_plan
+from uta_tasks.apps.plan.counts import PlanError, make_plan
+from uta_tasks.apps.plan.plans import BATCH_DISCOUNT, Assumed, Plan, Price
 from uta_tasks.judge.prompt import CHARS_PER_TOKEN
 
 PROG = "uta-eval --plan"
@@ -98,7 +99,11 @@ def _saved_files(path: str) -> list[str]:
 def _saved_lines(path: str, saved: SavedPlan) -> list[str]:
     """What pass 1 does with the saved answers: the files, the answers used as saved, the
     completions and the most tokens they can take."""
-    out = ["", f"Answers: 0 generated; {saved.answers:,} read from {path}:", *(f"  {f}" for f in saved.files)]
+    out = ["", f"Answers: 0 generated; {saved.answers:,} read from {path}" + (":" if saved.files else "."),
+           *(f"  {f}" for f in saved.files)]
+    if saved.unread:
+        return out + [f"  Not read before the run ({saved.unread}); the run reads it, and refuses it if it must. "
+                      "Completions: not counted."]
     if not saved.checked:
         return out + ["  Completions: not counted: the model's tokenizer (--model_args pretrained=... or tokenizer=...) "
                       "could not be loaded; the run measures the saved answers after the model loads."]
