@@ -31,23 +31,13 @@ def generated_run(kind: str, model_args: str, out: Path, tasks: list[str], metad
     """What ``uta-eval --model uta-scripted --model_args MODEL_ARGS --predict_only --log_samples`` writes
     (the scripted backend through lm-eval's evaluator in this process, saved as lm-eval's command line
     saves it, its ``config`` naming the backend as that command line does); the model folder."""
-    import json
-
-    from lm_eval.loggers import EvaluationTracker
     from pipeline_run import evaluate
+    from saved_lm_eval_runs import save
     from scripted_backend import NAME, ScriptedBackend
 
     from uta_tasks import lm_eval_compat as compat
 
     lm = ScriptedBackend(**compat.parse_args_string(model_args))
-    results = json.loads(json.dumps(evaluate(lm, tasks, metadata=metadata, limit=limit, predict_only=True,
-                                             gen_kwargs={"max_gen_toks": max_gen_toks}), default=str))
-    results["config"].update(model=NAME, model_args=model_args, gen_kwargs={"max_gen_toks": max_gen_toks})
-    tracker = EvaluationTracker(output_path=str(out))
-    tracker.general_config_tracker.model_name_sanitized = "scripted"
-    samples = results.pop("samples")
-    tracker.save_results_aggregated(results=results, samples=samples)
-    for task, logged in samples.items():
-        tracker.save_results_samples(task_name=task, samples=logged)
-    (folder,) = {p.parent for p in out.rglob("results_*.json")}
-    return folder
+    results = evaluate(lm, tasks, metadata=metadata, limit=limit, predict_only=True,
+                       gen_kwargs={"max_gen_toks": max_gen_toks})
+    return save(results, out, model_args, model=NAME, gen_kwargs={"max_gen_toks": max_gen_toks})

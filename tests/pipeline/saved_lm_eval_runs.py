@@ -115,12 +115,16 @@ class GreedyLM(ScriptedLM):
         return str(self.tokenizer.chat_template)
 
 
-def save(results: dict, out: Path, model_args: str = "pretrained=scripted") -> Path:
-    """Write a run as ``lm_eval --output_path out --log_samples`` does; returns the model folder."""
+def save(results: dict, out: Path, model_args: str = "pretrained=scripted", **config: Any) -> Path:
+    """Write a run as ``lm_eval --output_path out --log_samples`` does; returns the model folder.
+
+    Args:
+        config: more of the results' ``config`` as lm-eval's command line writes it (``model``, ``gen_kwargs``).
+    """
     from lm_eval.loggers import EvaluationTracker
 
     results = json.loads(json.dumps(results, default=str))
-    results["config"]["model_args"] = model_args
+    results["config"].update(model_args=model_args, **config)
     tracker = EvaluationTracker(output_path=str(out))
     tracker.general_config_tracker.model_name_sanitized = "scripted"
     samples = results.pop("samples")

@@ -28,6 +28,7 @@ from uta_tasks.apps.compare.planning import ModelPlan, plan_models, render_plan
 from uta_tasks.apps.compare.reading import ModelJob, ModelRun, read_model, read_models
 from uta_tasks.apps.compare.spec import CompareError, Comparison, ModelEntry, load_comparison
 from uta_tasks.apps.flags import lm_eval_spelling
+from uta_tasks.apps.plan.documents import PlanError
 from uta_tasks.apps.plan.plans import BATCH_DISCOUNT, Assumed, Price
 from uta_tasks.judge.redact import install_log_redaction
 from uta_tasks.runs import EstimateSettings
@@ -65,18 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plan_reply_tokens", type=int, default=None, help="assumed tokens of each judge reply")
     EstimateSettings.add_arguments(p)
     return lm_eval_spelling(p)
-
-
-def _price(text: str | None, discount: float) -> Price | None:
-    if text is None:
-        return None
-    try:
-        given, out = (float(x) for x in text.split(","))
-    except ValueError:
-        raise CompareError(f"--plan_price must be two numbers IN,OUT (dollars per million tokens), got {text!r}") from None
-    if not 0 <= discount < 1:
-        raise CompareError(f"--plan_batch_discount must be in [0, 1), got {discount}")
-    return Price(given, out, discount)
 
 
 def _say(line: str) -> None:
@@ -122,7 +111,10 @@ def run(args: argparse.Namespace) -> int:
     if args.page_only:
         return EXIT_FAILED if write_the_page(comparison, out, settings, reports=args.model_reports,
                                              workers=args.workers, title=args.title) else 0
-    price = _price(args.plan_price, args.plan_batch_discount)
+    try:
+        price = Price.parse(args.plan_price, args.plan_batch_discount)
+    except PlanError as error:
+        raise CompareError(str(error)) from None
     plans: list[ModelPlan] = plan_models(comparison)
     _say(render_plan(comparison, plans, price, Assumed(args.plan_answer_tokens, args.plan_user_tokens,
                                                        args.plan_reply_tokens)))

@@ -57,19 +57,6 @@ def parser() -> argparse.ArgumentParser:
     return lm_eval_spelling(p)
 
 
-def _price(text: str | None, discount: float) -> Price | None:
-    if text is None:
-        return None
-    try:
-        given, out = (float(x) for x in text.split(","))
-    except ValueError:
-        raise SystemExit(f"{PROG}: --plan_price must be two numbers IN,OUT (dollars per million tokens), "
-                         f"got {text!r}") from None
-    if not 0 <= discount < 1:
-        raise SystemExit(f"{PROG}: --plan_batch_discount must be in [0, 1), got {discount}")
-    return Price(given, out, discount)
-
-
 def _samples(text: str | None) -> dict[str, list[int]] | None:
     """``--samples`` as lm-eval reads it: a JSON object, or a file holding one."""
     if not text:
@@ -210,7 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from uta_tasks import lm_eval_compat as compat
 
     args, _ = parser().parse_known_args(list(sys.argv[1:] if argv is None else argv))
-    price = _price(args.plan_price, args.plan_batch_discount)
+    try:
+        price = Price.parse(args.plan_price, args.plan_batch_discount)
+    except PlanError as error:
+        raise SystemExit(f"{PROG}: {error}") from None
     flags = Flags(compat.parse_args_string(args.model_args), args.include_path, samples=_samples(args.samples),
                   num_fewshot=args.num_fewshot, system_instruction=args.system_instruction,
                   fewshot_as_multiturn=args.fewshot_as_multiturn not in (False, "False", "false"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from uta_tasks.apps.plan.built import SavedPlan
-from uta_tasks.apps.plan.documents import Documents
+from uta_tasks.apps.plan.documents import Documents, PlanError
 from uta_tasks.judge.prompt import estimated_tokens
 
 # The OpenAI Batch API's price against live calls. Source: OpenAI Help Center, "Batch API FAQ"
@@ -28,6 +28,23 @@ class Price:
     input_per_m: float
     output_per_m: float
     batch_discount: float = BATCH_DISCOUNT
+
+    @classmethod
+    def parse(cls, text: str | None, discount: float) -> Price | None:
+        """``--plan_price IN,OUT`` and ``--plan_batch_discount`` as the commands take them (None: no price).
+
+        Raises:
+            PlanError: not two numbers, or a discount outside [0, 1); the message names the flag.
+        """
+        if text is None:
+            return None
+        try:
+            given, out = (float(x) for x in text.split(","))
+        except ValueError:
+            raise PlanError(f"--plan_price must be two numbers IN,OUT (dollars per million tokens), got {text!r}") from None
+        if not 0 <= discount < 1:
+            raise PlanError(f"--plan_batch_discount must be in [0, 1), got {discount}")
+        return cls(given, out, discount)
 
     def cost(self, input_tokens: int, output_tokens: int, batch: bool = False) -> float:
         """Dollars for these tokens, live or through the Batch API."""
