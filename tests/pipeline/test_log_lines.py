@@ -13,9 +13,11 @@ from lm_eval.utils import setup_logging
 from uta_tasks import lm_eval_compat as compat
 setup_logging(logging.INFO)  # as lm-eval's command line does
 logging.getLogger("uta_tasks.probe.saved").info("before: nobody shows this")
-compat.show_beside_lm_eval("uta_tasks")
-compat.show_beside_lm_eval("uta_tasks")  # idempotent: one handler, one line
-logging.getLogger("uta_tasks.probe.saved").info("uta pass 1: completing 2 of 3 saved answers")
+with compat.shown_beside_lm_eval("uta_tasks"):
+    logging.getLogger("uta_tasks.probe.saved").info("uta pass 1: completing 2 of 3 saved answers")
+logging.getLogger("uta_tasks.probe.saved").info("after: nobody shows this")
+ours = logging.getLogger("uta_tasks")
+print(len(ours.handlers), ours.level)  # as it was: nothing left for what runs next
 """
 
 
@@ -25,12 +27,13 @@ def test_uta_info_lines_are_shown_once_where_lm_eval_shows_its_own():
     assert [line for line in lines if "uta pass 1: completing 2 of 3 saved answers" in line] == [
         next(line for line in lines if "uta pass 1" in line)]
     assert "INFO" in lines[-1] and "[uta_tasks.probe.saved:" in lines[-1]
-    assert "nobody shows this" not in done.stderr
+    assert "nobody shows this" not in done.stderr and done.stdout.split() == ["0", "0"]
 
 
 def test_nothing_changes_where_lm_eval_set_up_no_handler():
     """The Python API without lm-eval's logging set up: the lines go where the application sends them."""
-    script = ("import logging\nfrom uta_tasks import lm_eval_compat as compat\ncompat.show_beside_lm_eval('uta_tasks')\n"
-              "ours = logging.getLogger('uta_tasks')\nprint(len(ours.handlers), ours.level, ours.propagate)")
+    script = ("import logging\nfrom uta_tasks import lm_eval_compat as compat\n"
+              "with compat.shown_beside_lm_eval('uta_tasks'):\n"
+              "    ours = logging.getLogger('uta_tasks')\n    print(len(ours.handlers), ours.level, ours.propagate)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["0", "0", "True"]

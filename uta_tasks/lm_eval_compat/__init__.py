@@ -30,7 +30,7 @@ from .aggregation import native_aggregation, stderr
 from .command import cli_main, parse_args_string
 from .discovery import add_include_path, reads_task_entry_points, task_manager_class
 from .evaluation import check_before_model, requests_without_model
-from .logs import explain_chat_template_warning, show_beside_lm_eval, tasks_from_argv
+from .logs import explain_chat_template_warning, shown_beside_lm_eval, tasks_from_argv
 from .models import (
     SAMPLING_KEYS,
     VLLM_DECODING,
@@ -80,7 +80,7 @@ __all__ = [
     "doc_responses",
     "exact_match",
     "explain_chat_template_warning",
-    "show_beside_lm_eval",
+    "shown_beside_lm_eval",
     "install_request_method",
     "is_local_completions",
     "keep_all",

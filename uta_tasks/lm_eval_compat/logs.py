@@ -10,8 +10,9 @@ the same run it still matters.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 LM_EVAL_LOGGER = "lm_eval"
 EVALUATOR_LOGGER = "lm_eval.evaluator"
@@ -67,9 +68,10 @@ def explain_chat_template_warning(tasks: Sequence[str]) -> None:
     logger.addFilter(ChatTemplateNote(all(t.startswith("uta") for t in tasks)))
 
 
-def show_beside_lm_eval(name: str) -> None:
-    """Show the log lines of logger ``name`` (the probe's passes, its completions) where and at the
-    level lm-eval shows its own (idempotent).
+@contextlib.contextmanager
+def shown_beside_lm_eval(name: str) -> Iterator[None]:
+    """While it lasts, show the log lines of logger ``name`` (the probe's passes, its completions)
+    where and at the level lm-eval shows its own; afterwards the logger is as it was.
 
     lm-eval's command line gives its ``lm_eval`` logger a handler of its own and stops it from
     propagating (``setup_logging``, 0.4.13 and 0.5); a line of another package's logger then reaches
@@ -82,8 +84,14 @@ def show_beside_lm_eval(name: str) -> None:
     """
     theirs, ours = logging.getLogger(LM_EVAL_LOGGER), logging.getLogger(name)
     added = [h for h in theirs.handlers if h not in ours.handlers]
-    if not theirs.handlers or (ours.handlers and not added):
-        return
+    level = ours.level
     for handler in added:
         ours.addHandler(handler)
-    ours.setLevel(theirs.getEffectiveLevel())
+    if added:
+        ours.setLevel(theirs.getEffectiveLevel())
+    try:
+        yield
+    finally:
+        for handler in added:
+            ours.removeHandler(handler)
+        ours.setLevel(level)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from uta_tasks import lm_eval_compat as compat
 
 
 def _as_list(until: Any) -> list[str]:
@@ -33,3 +36,24 @@ def split_gen_kwargs(gen_kwargs: dict, stop: tuple[str, ...], user_max_gen_toks:
     if user_temperature is not None:  # do_sample as lm-eval's backends read it: greedy at 0
         user.update(temperature=user_temperature, do_sample=user_temperature > 0)
     return assistant, user
+
+
+def recorded_settings(assistant: dict, user: dict, defaults: Mapping[str, Any], saved: dict | None = None,
+                      completion: dict | None = None) -> dict[str, Any]:
+    """A record's ``generation``: the settings of both passes as sent, and the sampling settings in
+    effect (sent, else the backend's defaults; null where the backend's default is unknown). With
+    ``answers_from``: the saved run's own settings beside them (``saved``), and what completed the
+    answer (``completion``, null when nothing was generated).
+
+    Args:
+        assistant: pass 1's settings as sent (its budget fitted).
+        user: pass 2's settings.
+        defaults: the backend's sampling defaults.
+        saved: the saved run's settings of the answer (None: pass 1 generated it).
+        completion: the settings the saved answer's completion was sent with.
+    """
+    sent = {"assistant": assistant, "user": user}
+    resolved = {side: {k: kwargs.get(k, defaults.get(k)) for k in compat.SAMPLING_KEYS} for side, kwargs in sent.items()}
+    if saved is None:
+        return {**sent, "sampling": resolved}
+    return {"saved": saved, "completion": completion, **sent, "sampling": resolved}

@@ -25,7 +25,7 @@ from typing import Any
 from uta_tasks import lm_eval_compat as compat
 from uta_tasks.probe import budget, judging, reasoning, role_switch, saved, saved_tokens, scale_out, turns
 from uta_tasks.probe.backend import Backend
-from uta_tasks.probe.generation import split_gen_kwargs
+from uta_tasks.probe.generation import recorded_settings, split_gen_kwargs
 from uta_tasks.schema.probe import REQUEST_TYPE, ProbeRecord, ProbeSpec
 
 log = logging.getLogger(__name__)
@@ -254,7 +254,9 @@ def build_record(
         question_pool=cut.question_pool,
         role_switch={"name": switch.name, "history": switch.history, "stop": list(switch.stop),
                      "template_args": switch.template_args},
-        generation=_generation(request, fitted, completion),
+        generation=recorded_settings(fitted.gen_kwargs if fitted and fitted.gen_kwargs else request.assistant_kwargs,
+                                      request.user_kwargs, request.sampling_defaults,
+                                      spec.saved.gen_kwargs if spec.saved else None, completion),
         answer_incomplete=split.unclosed or ran_out or _hit_limit(answer, fitted, tokenizer),
         overlong=overlong,
         budget={"assistant": fitted.budget} if fitted is not None else {},
@@ -331,7 +333,11 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
     """
     if not instances:
         return []
-    compat.show_beside_lm_eval(__name__.split(".")[0])  # the passes and completions in lm-eval's own log
+    with compat.shown_beside_lm_eval(__name__.split(".")[0]):  # the passes and completions in lm-eval's log
+        return _run(lm, instances)
+
+
+def _run(lm: Any, instances: list) -> list[ProbeRecord]:
     requests = resolve(lm, instances)
     backend = Backend(lm)
     tokenizer = _tokenizer(lm)
@@ -348,23 +354,6 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
     LAST_RUN.clear()
     LAST_RUN.update(backend.stats)
     return records
-
-
-def _generation(request: Request, fitted: budget.Fitted | None, completion: dict | None = None) -> dict[str, Any]:
-    """The settings of both passes as sent, and the sampling settings in effect (sent, else
-    the backend's defaults; null where the backend's default is unknown). ``answers_from``: the
-    saved run's own settings beside them (``saved``), and what completed the answer
-    (``completion``, null when nothing was generated)."""
-    assistant = fitted.gen_kwargs if fitted and fitted.gen_kwargs else request.assistant_kwargs
-    sent = {"assistant": assistant, "user": request.user_kwargs}
-    resolved = {
-        side: {k: kwargs.get(k, request.sampling_defaults.get(k)) for k in compat.SAMPLING_KEYS}
-        for side, kwargs in sent.items()
-    }
-    saved = request.spec.saved
-    if saved is None:
-        return {**sent, "sampling": resolved}
-    return {"saved": saved.gen_kwargs, "completion": completion, **sent, "sampling": resolved}
 
 
 def _warn_incomplete(records: list[ProbeRecord]) -> None:
