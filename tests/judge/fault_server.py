@@ -103,7 +103,7 @@ class FaultConfig:
 class FaultServer:
     """Run the double in a background thread: ``with FaultServer() as server: server.base_url``."""
 
-    def __init__(self, config: FaultConfig | None = None) -> None:
+    def __init__(self, config: FaultConfig | None = None, port: int = 0) -> None:
         self.config = config or FaultConfig()
         self.requests: list[Recorded] = []
         self.max_in_flight = 0
@@ -113,7 +113,7 @@ class FaultServer:
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
+        self._httpd = _Server(("127.0.0.1", port), _handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 

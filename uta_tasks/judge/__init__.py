@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from .errors import JudgeConfigError, JudgeUnjudgedError, ReplyError
 from .labels import LABELS, VERDICT_SCHEMA
-from .preflight import preflight
+from .preflight import PendingPreflight, preflight, start_preflight
 from .records import ItemUsage, JudgeItem, JudgeRun, Verdict
 from .runner import ajudge_all, judge_all
 from .settings import (
@@ -77,6 +77,7 @@ __all__ = [
     "JudgeRun",
     "JudgeSettings",
     "JudgeUnjudgedError",
+    "PendingPreflight",
     "ReplyError",
     "Verdict",
     "ajudge_all",
@@ -86,5 +87,6 @@ __all__ = [
     "judging_enabled",
     "preflight",
     "settings_table_markdown",
+    "start_preflight",
     "suggest_key",
 ]

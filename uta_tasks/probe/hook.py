@@ -5,7 +5,8 @@ with the requests of every task in the run. :func:`install` gives every lm-eval 
 ``generate_user_turn`` method, so all uta tasks of a run share:
 
 1. checks that cost nothing: chat template, role switch, judge settings (before any
-   generation);
+   generation; a judge server started beside lm_eval, ``judge_start_wait``, is waited for
+   beside the passes, and before step 5);
 2. :func:`pass1` - ONE backend call for the assistant answers a;
 3. :func:`build_records` - perturbation of a into a' per task, and the pass-2 prompts;
 4. :func:`pass2` - ONE backend call for the user turns u (and u_ref on the unperturbed a);
@@ -95,7 +96,6 @@ def resolve(lm: Any, instances: list) -> list[Request]:
     problem = scale_out.backend_problem(lm)
     if problem:
         raise ProbeError(problem)
-    judging.preflight_all([r.spec for r in requests])
     return requests
 
 
@@ -339,6 +339,7 @@ def run(lm: Any, instances: list) -> list[ProbeRecord]:
 
 def _run(lm: Any, instances: list) -> list[ProbeRecord]:
     requests = resolve(lm, instances)
+    judge_ready = judging.preflight_all([r.spec for r in requests])  # before generation, or beside it
     backend = Backend(lm)
     tokenizer = _tokenizer(lm)
     max_length = compat.max_length(lm)
@@ -350,6 +351,7 @@ def _run(lm: Any, instances: list) -> list[ProbeRecord]:
     ]
     _warn_incomplete(records)
     records = pass2(backend, requests, records, tokenizer, max_length)
+    judge_ready()
     records = judging.judge_records(records, [None if r.overlong else q.spec for r, q in zip(records, requests)])
     LAST_RUN.clear()
     LAST_RUN.update(backend.stats)

@@ -55,16 +55,27 @@ def settings_of(spec: ProbeSpec) -> JudgeSettings | None:
     return spec.judge
 
 
-def preflight_all(specs: list[ProbeSpec]) -> None:
-    """Check every distinct judge setting of the run before any generation.
+def preflight_all(specs: list[ProbeSpec]) -> Callable[[], None]:
+    """Check every distinct judge setting of the run before any generation; a judge server
+    started beside lm_eval (``judge_start_wait``) is waited for beside generation
+    (:func:`~uta_tasks.judge.start_preflight`).
 
     Args:
         specs: request specs of the run.
-    """
-    from uta_tasks.judge import preflight
 
-    for settings in dict.fromkeys(s for s in map(settings_of, specs) if s is not None):
-        preflight(settings)
+    Returns:
+        What to call before judging: it waits for those servers and raises their failure.
+    """
+    from uta_tasks.judge import start_preflight
+
+    pending = [start_preflight(settings)
+               for settings in dict.fromkeys(s for s in map(settings_of, specs) if s is not None)]
+
+    def wait() -> None:
+        for check in pending:
+            check.wait()
+
+    return wait
 
 
 def context(record: ProbeRecord, assistant_turn: str) -> tuple[tuple[str, str], ...]:
