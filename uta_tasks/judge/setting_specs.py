@@ -158,9 +158,11 @@ SPECS: tuple[SettingSpec, ...] = (
                 low=1, high=1024),
     SettingSpec("judge_timeout", "timeout", "float", 120.0, "seconds one request may take", low=0.001, high=3600),
     SettingSpec("judge_start_wait", "start_wait", "float", 0.0,
-                "seconds the check before generation waits for a judge server started beside lm_eval until it "
+                "seconds the check of the judge waits for a judge server started beside lm_eval until it "
                 "answers a completion (refused connections, an unanswered model list and 503 are retried, and the "
-                "first completion has no shorter timeout); `0`: it fails at once",
+                "first completion has no shorter timeout); the model generates meanwhile, and a server that has "
+                "not answered by then fails the run before the first verdict; `0`: the check fails at once, "
+                "before generation",
                 low=0, high=3600),
     SettingSpec("judge_max_retries", "max_retries", "int", 4,
                 "retries per item, exponential backoff with jitter, `Retry-After` honoured", low=0, high=20),
