@@ -21,8 +21,6 @@ repository root::
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import logging
 import os
 import statistics
@@ -30,12 +28,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
+from _bare_client import bare_run, request_bodies
 from judge_throughput import BASE_SETTINGS, FaultConfig, make_items, simulated_api
 
 from uta_tasks.judge import JudgeSettings, judge_all
-from uta_tasks.judge.params import RequestParams
-from uta_tasks.judge.prompt import load_template
 
 GOAL = 1.5
 LATENCY = 0.3
@@ -65,41 +61,10 @@ def judge_side(url: str, items: int, offset: int) -> Side:
     return Side(cpu, run.calls, sum(1 for verdict in run.verdicts if not verdict.judged))
 
 
-def request_bodies(url: str, items: int, offset: int) -> list[dict[str, Any]]:
-    """The bodies the judge sends for these items."""
-    settings = JudgeSettings.from_metadata({**BASE_SETTINGS, "judge_base_url": url})
-    template, params = load_template(settings.prompt), RequestParams(settings)
-    return [params.build(template.render(item)) for item in make_items(items, offset=offset)]
-
-
-async def _bare(url: str, bodies: list[dict[str, Any]], window: int) -> tuple[int, int]:
-    sent = lost = 0
-    gate = asyncio.Semaphore(window)
-    async with aiohttp.ClientSession() as session:
-
-        async def one(body: dict[str, Any]) -> None:
-            nonlocal sent, lost
-            for _ in range(20):
-                async with gate:
-                    sent += 1
-                    async with session.post(f"{url}/chat/completions", json=body) as response:
-                        data = await response.read()
-                        wait = float(response.headers.get("Retry-After", "1")) if response.status == 429 else None
-                if wait is None:
-                    _ = json.loads(data)["choices"][0]["message"]["content"]
-                    return
-                await asyncio.sleep(wait)
-            lost += 1
-
-        await asyncio.gather(*(one(body) for body in bodies))
-    return sent, lost
-
-
 def bare_side(url: str, bodies: list[dict[str, Any]], window: int) -> Side:
-    """A bare aiohttp client with a fixed window on the same bodies."""
-    cpu = time.process_time()
-    sent, lost = asyncio.run(_bare(url, bodies, window))
-    return Side(time.process_time() - cpu, sent, lost)
+    """The bare aiohttp client (``perf/_bare_client.py``) with a fixed window on the same bodies."""
+    run = bare_run(url, bodies, window)
+    return Side(run.cpu, run.requests, run.lost)
 
 
 def measure(items: int, rounds: int, capacity: int) -> tuple[list[Side], list[Side], list[float]]:
@@ -109,10 +74,11 @@ def measure(items: int, rounds: int, capacity: int) -> tuple[list[Side], list[Si
     bare: list[Side] = []
     load = [os.getloadavg()[0]]
     with simulated_api(config) as (url, api):
+        settings = JudgeSettings.from_metadata({**BASE_SETTINGS, "judge_base_url": url})
         judge_side(url, capacity, offset=90_000_000)  # warm-up: imports, the first client
-        bare_side(url, request_bodies(url, capacity, offset=91_000_000), capacity)
+        bare_side(url, request_bodies(settings, make_items(capacity, offset=91_000_000)), capacity)
         for round_ in range(rounds):
-            bodies = request_bodies(url, items, offset=(2 * round_ + 1) * 1_000_000)
+            bodies = request_bodies(settings, make_items(items, offset=(2 * round_ + 1) * 1_000_000))
             order = ("judge", "bare") if round_ % 2 == 0 else ("bare", "judge")
             for side in order:
                 api.send("reset")

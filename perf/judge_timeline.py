@@ -68,9 +68,9 @@ def traced() -> Iterator[Trace]:
     trace = Trace()
     acquire, release = AdaptiveLimit.acquire, AdaptiveLimit.release
 
-    async def traced_acquire(self: AdaptiveLimit) -> Slot:
+    async def traced_acquire(self: AdaptiveLimit, again: bool = False) -> Slot:
         asked = self._clock()
-        slot = await acquire(self)
+        slot = await acquire(self, again)
         request = Request(asked, slot.started)
         trace.requests.append(request)
         trace._open[id(slot)] = request
