@@ -111,5 +111,5 @@ class Backend:
             if results[i] is None:
                 key = json.dumps([prompt, gen_kwargs], sort_keys=True)
                 results[i] = results[first_of[key]]
-        log.info("uta %s pass: %s", name, stats.as_dict())
+        log.info("uta %s pass (%s)", name, stats.as_dict())  # not "pass: {": the log redaction masks a "pass:" value
         return [r if r is not None else "" for r in results]
