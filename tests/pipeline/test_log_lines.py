@@ -37,3 +37,20 @@ def test_nothing_changes_where_lm_eval_set_up_no_handler():
               "    ours = logging.getLogger('uta_tasks')\n    print(len(ours.handlers), ours.level, ours.propagate)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["0", "0", "True"]
+
+
+def test_the_passes_lines_survive_the_log_redaction(scripted, judge_server, caplog):
+    """The judge's check installs the process's log redaction, which masks the value of a
+    ``pass: ...`` pair: the passes' counts must not read as one."""
+    import logging
+
+    from pipeline_run import DATA, evaluate
+
+    caplog.set_level(logging.INFO, logger="uta_tasks.probe.backend")
+    meta = {"judge_base_url": judge_server.base_url, "judge_model": "fault-judge", "judge_cache": "none",
+            "gsm8k_data_files": str(DATA / "gsm8k_test.jsonl"), "user_max_gen_toks": 16}
+    evaluate(scripted, ["uta_gsm8k"], limit=2, metadata=meta, bootstrap_iters=0)
+    lines = [r.getMessage() for r in caplog.records if r.name == "uta_tasks.probe.backend"]
+    assert any(line.startswith("uta assistant pass ({'requested': 2") for line in lines), lines
+    assert any(line.startswith("uta user pass ({") for line in lines), lines
+    assert not [line for line in lines if "REDACTED" in line]
