@@ -23,7 +23,7 @@ _pip_setting() {  # $1 python, $2 PIP_* variable, $3 pip config key: the variabl
 }
 
 # uv's index flags from pip's settings, read once per setup (each `pip config get` starts a
-# Python: a quarter of a second, twelve times in the quickstart's setup) and handed to the
+# Python: a quarter of a second, nine times in the quickstart's setup) and handed to the
 # scripts it runs through the environment.
 _uv_index_flags() {  # $1 python
     if [[ -z "${UTA_UV_INDEX_FLAGS+set}" ]]; then
@@ -59,7 +59,7 @@ pip_install() {
     # multiply-linked data file, such as the punkt_tab that llama-index-core ships ("refusing
     # multiply-linked file ... st_nlink=4"). Copying every package wrote the quickstart's
     # 3.7 GB twice (unpacked into the cache, then copied) and took 2.9-9.0 s of its setup.
-    local flags=(--index-strategy unsafe-best-match --link-mode "${UTA_LINK_MODE:-hardlink}") value
+    local flags=(--index-strategy unsafe-best-match --link-mode "${UTA_LINK_MODE:-hardlink}")
     # Bytecode is compiled at install only where PYTHONDONTWRITEBYTECODE is set. Elsewhere
     # Python writes the bytecode of a module on its first import (uv's default): the
     # quickstart imports ~7,600 of the ~27,000 modules it installs, and compiling them all
@@ -73,7 +73,7 @@ pip_install() {
     "$uv" pip install --python "$py" "${flags[@]}" "$@"
 }
 
-# `uv_pip PYTHON COMMAND ARGS...`: another uv pip command (uninstall, list) in the environment
+# `uv_pip PYTHON COMMAND ARGS...`: another uv pip command (uninstall) in the environment
 # of PYTHON; pip's own under UTA_INSTALLER=pip. After pip_install (which installs uv).
 uv_pip() {
     local py="$1" command="$2"

@@ -4,6 +4,7 @@ judge starts so; waiting for it before the first answer cost 7 s of its idle 2-c
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -23,20 +24,17 @@ def _metadata(port: int, start_wait: float) -> dict[str, Any]:
 
 def test_the_passes_generate_while_the_judge_server_starts(scripted) -> None:
     port = free_port()
-    servers: list[FaultServer] = []
+    with ExitStack() as servers:
+        started: list[FaultServer] = []
 
-    def script(prompt: str, kwargs: dict) -> str:
-        if not servers:  # the judge server comes up only once the model generates
-            servers.append(FaultServer(port=port).__enter__())
-        return thanks_after_full_answers(prompt, kwargs)
+        def script(prompt: str, kwargs: dict) -> str:
+            if not started:  # the judge server comes up only once the model generates
+                started.append(servers.enter_context(FaultServer(port=port)))
+            return thanks_after_full_answers(prompt, kwargs)
 
-    scripted.script = script
-    try:
+        scripted.script = script
         # Were the server waited for before generating, the wait would end after 120 s with no server.
         results = evaluate(scripted, ["uta_gsm8k"], limit=3, metadata=_metadata(port, 120), bootstrap_iters=0)
-    finally:
-        for server in servers:
-            server.__exit__(None, None, None)
     found = records(results, "uta_gsm8k")
     assert len(found) == 3 and all(r.verdict is not None and r.verdict.judged for r in found)
 
